@@ -1,0 +1,54 @@
+#ifndef OVERLAYD_CMICROHTTPD_SHIM_H
+#define OVERLAYD_CMICROHTTPD_SHIM_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+
+/* What a daemon needs to start, gathered in one struct so Swift can hand it over in one call. */
+typedef struct overlayd_mhd_options {
+    unsigned int flags;
+    const struct sockaddr *address;
+    unsigned int thread_pool_size;
+    unsigned int connection_limit;
+    unsigned int connection_timeout;
+    size_t connection_memory_limit;
+    unsigned int listen_backlog;
+    MHD_AccessHandlerCallback handler;
+    void *handler_context;
+    MHD_RequestCompletedCallback completed;
+    void *completed_context;
+} overlayd_mhd_options;
+
+/* MHD_start_daemon is variadic, and Swift cannot call a C variadic function: this wrapper passes
+   the options through MHD_OPTION_ARRAY. A zero value leaves libmicrohttpd's default. The port
+   argument is ignored by MHD when MHD_OPTION_SOCK_ADDR is given; the address carries it. */
+static inline struct MHD_Daemon *overlayd_mhd_start(const overlayd_mhd_options *o) {
+    struct MHD_OptionItem items[10];
+    int n = 0;
+    items[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t) o->completed, o->completed_context };
+    if (o->address)
+        items[n++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, (void *) o->address };
+    if (o->thread_pool_size > 1)
+        items[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, (intptr_t) o->thread_pool_size, NULL };
+    if (o->connection_limit)
+        items[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, (intptr_t) o->connection_limit, NULL };
+    if (o->connection_timeout)
+        items[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t) o->connection_timeout, NULL };
+    if (o->connection_memory_limit)
+        items[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t) o->connection_memory_limit, NULL };
+    if (o->listen_backlog)
+        items[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_BACKLOG_SIZE, (intptr_t) o->listen_backlog, NULL };
+    items[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+    return MHD_start_daemon(o->flags, 0, NULL, NULL, o->handler, o->handler_context,
+                            MHD_OPTION_ARRAY, items, MHD_OPTION_END);
+}
+
+/* The port the daemon listens on (the real one when it was asked for port 0), or 0. */
+static inline uint16_t overlayd_mhd_bound_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info ? info->port : 0;
+}
+
+#endif

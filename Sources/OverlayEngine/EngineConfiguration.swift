@@ -1,0 +1,108 @@
+/// How the overlay appears and disappears.
+public enum ShowStyle: String, CaseIterable, Hashable, Sendable {
+    /// contentOffset moves −h → 0 to show and 0 → −h to hide; alpha stays 1 while shown.
+    case slide
+    /// contentOffset stays 0; alpha moves 0 → 1 and 1 → 0.
+    case fade
+    /// Every change is instant.
+    case none
+}
+
+/// The timing curve of every animation.
+public enum Curve: String, CaseIterable, Hashable, Sendable {
+    case linear
+    /// Core Animation's `easeInEaseOut`: the cubic Bézier (0.42, 0) (0.58, 1).
+    case easeInOut
+
+    /// The animated fraction at `fraction` (0...1) of the animation's time.
+    public func value(at fraction: Double) -> Double {
+        let f = min(max(fraction, 0), 1)
+        switch self {
+        case .linear:
+            return f
+        case .easeInOut:
+            return Curve.cubicBezier(x: f, x1: 0.42, y1: 0, x2: 0.58, y2: 1)
+        }
+    }
+
+    /// y of the unit cubic Bézier (0,0) (x1,y1) (x2,y2) (1,1) at the point whose x is `x`.
+    /// Bisection on x(t) rather than Newton steps: it always converges, and 60 halvings reach the
+    /// precision of a Double, so the value is the same on every machine.
+    static func cubicBezier(x: Double, x1: Double, y1: Double, x2: Double, y2: Double) -> Double {
+        func coordinate(_ t: Double, _ p1: Double, _ p2: Double) -> Double {
+            let u = 1 - t
+            return 3 * u * u * t * p1 + 3 * u * t * t * p2 + t * t * t
+        }
+        if x <= 0 { return 0 }
+        if x >= 1 { return 1 }
+        var low = 0.0
+        var high = 1.0
+        for _ in 0..<60 {
+            let middle = (low + high) / 2
+            if coordinate(middle, x1, x2) < x { low = middle } else { high = middle }
+        }
+        return coordinate((low + high) / 2, y1, y2)
+    }
+}
+
+/// Where the progress bar sits inside the bar.
+public enum ProgressBarPosition: String, CaseIterable, Hashable, Sendable {
+    case bottom
+    case top
+    case center
+}
+
+/// Background and foreground colours as `#RRGGBB`.
+public struct Style: Hashable, Sendable {
+    public var background: String
+    public var foreground: String
+
+    public init(background: String, foreground: String) {
+        self.background = background
+        self.foreground = foreground
+    }
+}
+
+/// Every number and choice the engine needs; the defaults are those of the spec.
+public struct EngineConfiguration: Hashable, Sendable {
+    public var device: DeviceProfile = .ipad
+    public var orientation: Orientation = .portrait
+    public var showStyle: ShowStyle = .slide
+    public var curve: Curve = .linear
+    public var showDuration: Interval = .seconds(0.25)
+    public var hideDuration: Interval = .seconds(0.25)
+    public var rotationDuration: Interval = .seconds(0.4)
+    /// How long a message of each kind stays once shown; `nil` is sticky.
+    public var durations: [MessageKind: Interval] = [
+        .sent: .seconds(2.0),
+        .failed: .seconds(3.0),
+        .info: .seconds(2.5),
+    ]
+    /// How long a message stays after its progress reaches 1.
+    public var completeDuration: Interval = .seconds(1.0)
+    /// How long a sticky message may stay before it ends as `expired`.
+    public var maxStickyDuration: Interval = .seconds(300)
+    /// Waiting messages, not counting the shown one.
+    public var maxQueue: Int = 1000
+    /// Ended messages that stay readable.
+    public var historySize: Int = 100
+    /// The label's inset from both ends of the bar.
+    public var inset: Double = 30
+    public var progressBarHeight: Double = 2
+    public var progressBarPosition: ProgressBarPosition = .bottom
+    /// The cap width of the bar's stretchable image: a filled bar is never narrower than two caps.
+    public var progressBarCapWidth: Double = 0
+    public var styles: [MessageKind: Style] = [
+        .sending: Style(background: "#1C1C1E", foreground: "#FFFFFF"),
+        .sent: Style(background: "#34C759", foreground: "#FFFFFF"),
+        .failed: Style(background: "#FF3B30", foreground: "#FFFFFF"),
+        .progress: Style(background: "#007AFF", foreground: "#FFFFFF"),
+        .info: Style(background: "#1C1C1E", foreground: "#FFFFFF"),
+    ]
+
+    public init() {}
+
+    /// The length of the show animation, zero when the style makes changes instant.
+    var showLength: Interval { showStyle == .none ? .zero : showDuration }
+    var hideLength: Interval { showStyle == .none ? .zero : hideDuration }
+}

@@ -1,0 +1,97 @@
+/// The label inside the bar.
+public struct Label: Hashable, Sendable {
+    public var text: String
+    public var frame: Rect
+}
+
+/// The progress bar inside the bar, while the message has a progress.
+public struct ProgressBar: Hashable, Sendable {
+    public var progress: Double
+    public var position: ProgressBarPosition
+    public var frame: Rect
+}
+
+/// The overlay at one instant: everything a reader needs to draw it (spec §5, `GET /overlay`).
+public struct OverlaySnapshot: Hashable, Sendable {
+    public var version: UInt64
+    public var now: Instant
+    public var phase: Phase
+    public var orientation: Orientation
+    public var device: DeviceProfile
+    public var frame: Rect
+    public var contentOffset: Double
+    public var alpha: Double
+    public var message: Message?
+    public var label: Label?
+    public var style: Style?
+    public var activity: Bool
+    public var progressBar: ProgressBar?
+    public var queued: Int
+    /// The running animation, so that a reader can draw it smoothly without polling.
+    public var animation: Transition?
+    public var curve: Curve
+
+    public var rotation: Int { orientation.rotation }
+}
+
+extension OverlayEngine {
+    /// The overlay at `time` (never earlier than `now`). Pure: deadlines up to `time` are reached
+    /// on a copy, so a reader sees exactly what the engine will hold once it advances there.
+    public func overlay(at time: Instant) -> OverlaySnapshot {
+        if let deadline = nextDeadline, deadline <= time {
+            var advanced = self
+            advanced.advance(to: time)
+            return advanced.snapshot(at: advanced.now)
+        }
+        return snapshot(at: max(time, now))
+    }
+
+    private func snapshot(at time: Instant) -> OverlaySnapshot {
+        let (contentOffset, alpha) = presentation(at: time)
+        let shown = phase == .hidden ? nil : current
+        return OverlaySnapshot(
+            version: version,
+            now: time,
+            phase: phase,
+            orientation: orientation,
+            device: device,
+            frame: orientation.frame(on: device),
+            contentOffset: contentOffset,
+            alpha: alpha,
+            message: shown,
+            label: shown.map { Label(text: $0.text, frame: labelFrame(contentOffset: contentOffset)) },
+            style: shown.flatMap { configuration.styles[$0.kind] },
+            activity: shown?.kind.showsActivity ?? false,
+            progressBar: shown?.progress.map { progressBar(progress: $0, contentOffset: contentOffset) },
+            queued: queue.count,
+            animation: transition,
+            curve: configuration.curve
+        )
+    }
+
+    /// (inset, contentOffset, L − 2·inset, h) in the bar's own space (spec §1).
+    func labelFrame(contentOffset: Double) -> Rect {
+        let length = orientation.barLength(on: device)
+        let inset = configuration.inset
+        return Rect(x: inset, y: contentOffset, width: length - 2 * inset, height: device.statusBarHeight)
+    }
+
+    /// Height p at the bottom, top or centre; fill L × progress, never less than two caps while
+    /// progress > 0 (a stretchable image cannot be narrower than its caps, seed 003), never more than L.
+    func progressBar(progress: Double, contentOffset: Double) -> ProgressBar {
+        let length = orientation.barLength(on: device)
+        let height = device.statusBarHeight
+        let barHeight = configuration.progressBarHeight
+        let y: Double
+        switch configuration.progressBarPosition {
+        case .bottom: y = contentOffset + height - barHeight
+        case .top: y = contentOffset
+        case .center: y = contentOffset + (height - barHeight) / 2
+        }
+        var fill = length * progress
+        if progress > 0 { fill = min(length, max(fill, 2 * configuration.progressBarCapWidth)) }
+        return ProgressBar(
+            progress: progress, position: configuration.progressBarPosition,
+            frame: Rect(x: 0, y: y, width: fill, height: barHeight))
+    }
+}
