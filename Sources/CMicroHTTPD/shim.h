@@ -4,6 +4,8 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <microhttpd.h>
 
 /* What a daemon needs to start, gathered in one struct so Swift can hand it over in one call. */
@@ -49,6 +51,18 @@ static inline struct MHD_Daemon *overlayd_mhd_start(const overlayd_mhd_options *
 static inline uint16_t overlayd_mhd_bound_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info ? info->port : 0;
+}
+
+/* The peer's address as text into buf (empty when unknown). MHD_get_connection_info is variadic. */
+static inline void overlayd_mhd_client_address(struct MHD_Connection *connection, char *buf, size_t len) {
+    buf[0] = 0;
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (!info || !info->client_addr) return;
+    const struct sockaddr *sa = info->client_addr;
+    if (sa->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *) sa)->sin_addr, buf, (socklen_t) len);
+    else if (sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *) sa)->sin6_addr, buf, (socklen_t) len);
 }
 
 #endif

@@ -541,10 +541,22 @@ public struct OverlayEngine: Sendable {
     }
 
     /// About how long until the queue moves: until the shown message's time ends, at least a second.
+    /// During its show animation its time has no deadline yet: it ends its lifetime after the show.
     private var retryAfter: Interval {
         let second = Interval.seconds(1)
-        guard let deadline = current?.deadline, deadline > now else { return second }
-        return max(second, deadline - now)
+        guard let current, !current.state.hasEnded else { return second }
+        let end: Instant
+        if let deadline = current.deadline {
+            end = deadline
+        } else if phase == .showing, let show = transition {
+            switch lifetime(of: current) {
+            case .finite(let length): end = show.end + length
+            case .sticky: end = show.end + configuration.maxStickyDuration
+            }
+        } else {
+            return second
+        }
+        return end > now ? max(second, end - now) : second
     }
 
     // MARK: - Presentation

@@ -1,0 +1,396 @@
+private import CMicroHTTPD
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// How the server listens and what it allows.
+public struct HTTPServerOptions: Sendable {
+    /// An IPv4 or IPv6 literal, or `localhost`.
+    public var host: String = "127.0.0.1"
+    /// 0 picks a free port; `HTTPServer.port` tells which.
+    public var port: Int = 8080
+    /// Threads of libmicrohttpd's pool; each runs its own epoll loop.
+    public var threads: Int = 2
+    /// Bodies longer than this are answered 413 as soon as they pass it.
+    public var maxBodyBytes: Int = 16 * 1024
+    /// Connections open at once; 0 leaves libmicrohttpd's default (FD_SETSIZE − 4 per thread).
+    public var connectionLimit: Int = 0
+    /// Seconds a connection may stay idle; 0 is forever.
+    public var connectionTimeout: Int = 0
+    /// Per-connection memory for headers and buffers; bounds the size of a request head.
+    public var connectionMemoryLimit: Int = 0
+
+    public init() {}
+}
+
+public enum HTTPServerError: Error, Equatable, CustomStringConvertible {
+    case invalidHost(String)
+    case invalidPort(Int)
+    case cannotStart(host: String, port: Int)
+
+    public var description: String {
+        switch self {
+        case .invalidHost(let host): "not an IPv4 or IPv6 address: \(host)"
+        case .invalidPort(let port): "not a port number: \(port)"
+        case .cannotStart(let host, let port): "cannot listen on \(host):\(port) (in use, or not allowed)"
+        }
+    }
+}
+
+/// libmicrohttpd turned into `HTTPRequest -> HTTPResponse`.
+///
+/// The daemon runs an internal epoll loop on each thread of a pool; the handler runs on those
+/// threads, so it must be quick and thread-safe. A handler may answer at once or keep the
+/// `HTTPResponder` and answer later from any thread: the connection is then suspended, costing
+/// no thread while it waits.
+public final class HTTPServer: Sendable {
+    public typealias Handler = @Sendable (HTTPRequest, HTTPResponder) -> Void
+    public typealias ExchangeObserver = @Sendable (HTTPExchange) -> Void
+
+    let handler: Handler
+    let observer: ExchangeObserver?
+    let maxBodyBytes: Int
+    private let daemon = Mutex<Daemon?>(nil)
+    private let boundPort = Atomic<Int>(0)
+    /// Requests between their first byte and their completion.
+    let inFlight = Mutex(Set<ObjectIdentifier>())
+    /// Responders waiting with a suspended connection, answered 503 when the server stops.
+    let suspended = Mutex([ObjectIdentifier: HTTPResponder]())
+    /// The port the server listens on.
+    public var port: Int { boundPort.load(ordering: .relaxed) }
+
+    public init(options: HTTPServerOptions, handler: @escaping Handler, observer: ExchangeObserver? = nil) throws {
+        self.handler = handler
+        self.observer = observer
+        self.maxBodyBytes = options.maxBodyBytes
+        guard (0...65535).contains(options.port) else { throw HTTPServerError.invalidPort(options.port) }
+        let address = try SocketAddress(host: options.host, port: UInt16(options.port))
+
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+        flags |= MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
+        if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+        var settings = overlayd_mhd_options()
+        settings.flags = flags
+        settings.thread_pool_size = UInt32(max(1, options.threads))
+        settings.connection_limit = UInt32(max(0, options.connectionLimit))
+        settings.connection_timeout = UInt32(max(0, options.connectionTimeout))
+        settings.connection_memory_limit = max(0, options.connectionMemoryLimit)
+        settings.handler = { context, connection, url, method, _, data, size, slot in
+            Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue()
+                .access(connection!, url: url, method: method, data: data, size: size!, slot: slot!)
+        }
+        settings.completed = { context, _, slot, _ in
+            Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue().completed(slot: slot)
+        }
+        let started: OpaquePointer? = withExtendedLifetime(self) {
+            let me = Unmanaged.passUnretained(self).toOpaque()
+            settings.handler_context = me
+            settings.completed_context = me
+            return address.withSockaddr { pointer in
+                settings.address = pointer
+                return overlayd_mhd_start(&settings)
+            }
+        }
+        guard let started else { throw HTTPServerError.cannotStart(host: options.host, port: options.port) }
+        boundPort.store(Int(overlayd_mhd_bound_port(started)), ordering: .relaxed)
+        daemon.withLock { $0 = Daemon(pointer: started) }
+    }
+
+    /// Stops accepting connections, answers waiting responders 503, lets requests in flight finish
+    /// for up to `grace` seconds, then closes every connection. Safe to call more than once.
+    public func stop(grace: Double = 5) {
+        guard let running = daemon.withLock({ daemon -> Daemon? in
+            defer { daemon = nil }
+            return daemon
+        })?.pointer else { return }
+        let listener = MHD_quiesce_daemon(running)
+        if listener >= 0 { close(listener) }
+        let waiting = suspended.withLock { Array($0.values) }
+        for responder in waiting {
+            responder.respond(
+                HTTPResponse(
+                    status: 503, headers: [Header(name: "Content-Type", value: "application/json; charset=utf-8")],
+                    body: Array(#"{"error":{"code":"shutting_down","message":"the server is stopping"}}"#.utf8)))
+        }
+        let deadline = MonotonicClock.nanoseconds() + Int64(grace * 1e9)
+        while !inFlight.withLock({ $0.isEmpty }) && MonotonicClock.nanoseconds() < deadline {
+            usleep(2_000)
+        }
+        MHD_stop_daemon(running)
+    }
+
+    deinit {
+        stop(grace: 0)
+    }
+
+    // MARK: - libmicrohttpd callbacks
+
+    /// Called by libmicrohttpd once when the request head has arrived, once per piece of body, and
+    /// once at the end (size 0). The answer is given on that last call: answering on the first
+    /// makes libmicrohttpd close the connection after the response (NOTES-libmicrohttpd.md).
+    fileprivate func access(
+        _ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+        data: UnsafePointer<CChar>?, size: UnsafeMutablePointer<Int>, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
+        guard let existing = slot.pointee else {
+            let exchange = HTTPResponder(
+                server: self, connection: connection,
+                method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/")
+            slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
+            inFlight.withLock { _ = $0.insert(ObjectIdentifier(exchange)) }
+            if let length = header(connection, "Content-Length").flatMap({ Int($0) }), length > maxBodyBytes {
+                return exchange.refuseBody(connection)
+            }
+            return .YES
+        }
+        let exchange = Unmanaged<HTTPResponder>.fromOpaque(existing).takeUnretainedValue()
+        if size.pointee > 0 {
+            let count = size.pointee
+            size.pointee = 0
+            if exchange.bodyTooLarge { return .YES }
+            if exchange.body.count + count > maxBodyBytes { return exchange.refuseBody(connection) }
+            if let data {
+                data.withMemoryRebound(to: UInt8.self, capacity: count) {
+                    exchange.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: count))
+                }
+            }
+            return .YES
+        }
+        return exchange.requestEnded(connection)
+    }
+
+    fileprivate func completed(slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
+        guard let slot, let existing = slot.pointee else { return }
+        slot.pointee = nil
+        let exchange = Unmanaged<HTTPResponder>.fromOpaque(existing).takeRetainedValue()
+        exchange.finish()
+        let id = ObjectIdentifier(exchange)
+        inFlight.withLock { _ = $0.remove(id) }
+        suspended.withLock { _ = $0.removeValue(forKey: id) }
+        observer?(exchange.record())
+    }
+
+    func makeRequest(_ exchange: HTTPResponder, _ connection: OpaquePointer) -> HTTPRequest {
+        var address = [CChar](repeating: 0, count: 64)
+        overlayd_mhd_client_address(connection, &address, address.count)
+        exchange.remoteAddress = String(decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return HTTPRequest(
+            method: exchange.method, path: exchange.path,
+            query: values(connection, .GET_ARGUMENT_KIND).map { QueryItem(name: $0.0, value: $0.1) },
+            headers: values(connection, .HEADER_KIND).map { Header(name: $0.0, value: $0.1 ?? "") },
+            body: exchange.body, bodyTooLarge: exchange.bodyTooLarge,
+            remoteAddress: exchange.remoteAddress)
+    }
+
+    private func header(_ connection: OpaquePointer, _ name: String) -> String? {
+        MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
+    }
+
+    private func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [(String, String?)] {
+        final class Collector {
+            var items: [(String, String?)] = []
+        }
+        let collector = Collector()
+        _ = withExtendedLifetime(collector) {
+            MHD_get_connection_values(
+                connection, kind,
+                { context, _, key, value in
+                    let collector = Unmanaged<Collector>.fromOpaque(context!).takeUnretainedValue()
+                    collector.items.append((key.map { String(cString: $0) } ?? "", value.map { String(cString: $0) }))
+                    return .YES
+                }, Unmanaged.passUnretained(collector).toOpaque())
+        }
+        return collector.items
+    }
+}
+
+/// The running libmicrohttpd daemon; only `HTTPServer` touches it, under its lock.
+private struct Daemon: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+/// One request's life on the server, and the handle a handler answers it with.
+///
+/// `respond(_:)` may be called from any thread, once; later calls are ignored. Answering after the
+/// handler returned resumes the suspended connection.
+public final class HTTPResponder: @unchecked Sendable {
+    // Written only by libmicrohttpd's thread for this connection, before the handler runs.
+    fileprivate let method: String
+    fileprivate let path: String
+    fileprivate var body: [UInt8] = []
+    fileprivate var bodyTooLarge = false
+    fileprivate var remoteAddress = ""
+    private let started = MonotonicClock.nanoseconds()
+    private unowned let server: HTTPServer
+    private let connection: OpaquePointer
+
+    private enum State {
+        /// The handler has not answered yet and the connection is not suspended.
+        case handling
+        /// The handler returned without answering; the connection waits, suspended.
+        case suspended
+        /// An answer is ready to be queued.
+        case ready(HTTPResponse)
+        /// The answer went to libmicrohttpd (status and bytes recorded).
+        case sent(status: Int, bytes: Int)
+        /// libmicrohttpd completed the request; the connection must not be touched again.
+        case finished(status: Int, bytes: Int)
+    }
+
+    private let state = Mutex(State.handling)
+
+    fileprivate init(server: HTTPServer, connection: OpaquePointer, method: String, path: String) {
+        self.server = server
+        self.connection = connection
+        self.method = method
+        self.path = path
+    }
+
+    /// Answers the request. Only the first call counts.
+    public func respond(_ response: HTTPResponse) {
+        let resume = state.withLock { state -> Bool in
+            switch state {
+            case .handling:
+                state = .ready(response)
+                return false
+            case .suspended:
+                state = .ready(response)
+                return true
+            case .ready, .sent, .finished:
+                return false
+            }
+        }
+        if resume { MHD_resume_connection(connection) }
+    }
+
+    /// Whether an answer has been given (or the request is over).
+    public var hasResponded: Bool {
+        state.withLock {
+            if case .handling = $0 { return false }
+            if case .suspended = $0 { return false }
+            return true
+        }
+    }
+
+    fileprivate func requestEnded(_ connection: OpaquePointer) -> MHD_Result {
+        let handled = state.withLock { state -> Bool in
+            if case .handling = state { return false }
+            return true
+        }
+        if !handled {
+            server.handler(server.makeRequest(self, connection), self)
+        }
+        // Suspend while holding the state lock, so that a respond() from another thread either
+        // sees `.ready` queued here or finds the connection already suspended and resumes it.
+        let ready: HTTPResponse? = state.withLock { state in
+            switch state {
+            case .ready(let response):
+                state = .sent(status: response.status, bytes: response.body.count)
+                return response
+            case .handling:
+                MHD_suspend_connection(connection)
+                state = .suspended
+                server.suspended.withLock { $0[ObjectIdentifier(self)] = self }
+                return nil
+            case .suspended, .sent, .finished:
+                return nil
+            }
+        }
+        guard let ready else { return .YES }
+        server.suspended.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(self)) }
+        return queue(ready, on: connection)
+    }
+
+    /// A body over the limit: answer 413 now; libmicrohttpd discards the rest and closes.
+    fileprivate func refuseBody(_ connection: OpaquePointer) -> MHD_Result {
+        bodyTooLarge = true
+        body = []
+        let response = HTTPResponse(
+            status: 413,
+            headers: [Header(name: "Content-Type", value: "application/json; charset=utf-8")],
+            body: Array(
+                #"{"error":{"code":"payload_too_large","message":"the body is over \#(server.maxBodyBytes) bytes"}}"#.utf8))
+        state.withLock { $0 = .sent(status: 413, bytes: response.body.count) }
+        return queue(response, on: connection)
+    }
+
+    private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+        let created = response.body.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(
+                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        guard let created else { return .NO }
+        for header in response.headers {
+            _ = MHD_add_response_header(created, header.name, header.value)
+        }
+        let result = MHD_queue_response(connection, UInt32(response.status), created)
+        MHD_destroy_response(created)
+        return result
+    }
+
+    fileprivate func finish() {
+        state.withLock { state in
+            switch state {
+            case .sent(let status, let bytes): state = .finished(status: status, bytes: bytes)
+            case .handling, .suspended, .ready: state = .finished(status: 0, bytes: 0)
+            case .finished: break
+            }
+        }
+    }
+
+    fileprivate func record() -> HTTPExchange {
+        let (status, bytes) = state.withLock { state -> (Int, Int) in
+            if case .finished(let status, let bytes) = state { return (status, bytes) }
+            return (0, 0)
+        }
+        return HTTPExchange(
+            method: method, path: path, status: status, bytes: bytes,
+            microseconds: (MonotonicClock.nanoseconds() - started) / 1000, remoteAddress: remoteAddress)
+    }
+}
+
+/// Seconds on CLOCK_MONOTONIC, as nanoseconds.
+public enum MonotonicClock {
+    public static func nanoseconds() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
+    }
+}
+
+/// An IPv4 or IPv6 socket address built from a literal.
+struct SocketAddress {
+    private var storage = sockaddr_storage()
+    let isIPv6: Bool
+
+    init(host: String, port: UInt16) throws {
+        let literal = host == "localhost" ? "127.0.0.1" : host
+        var v4 = sockaddr_in()
+        if inet_pton(AF_INET, literal, &v4.sin_addr) == 1 {
+            v4.sin_family = sa_family_t(AF_INET)
+            v4.sin_port = port.bigEndian
+            isIPv6 = false
+            withUnsafeMutableBytes(of: &storage) { target in
+                withUnsafeBytes(of: v4) { target.copyMemory(from: $0) }
+            }
+            return
+        }
+        var v6 = sockaddr_in6()
+        let bare = literal.hasPrefix("[") && literal.hasSuffix("]") ? String(literal.dropFirst().dropLast()) : literal
+        guard inet_pton(AF_INET6, bare, &v6.sin6_addr) == 1 else { throw HTTPServerError.invalidHost(host) }
+        v6.sin6_family = sa_family_t(AF_INET6)
+        v6.sin6_port = port.bigEndian
+        isIPv6 = true
+        withUnsafeMutableBytes(of: &storage) { target in
+            withUnsafeBytes(of: v6) { target.copyMemory(from: $0) }
+        }
+    }
+
+    fileprivate func withSockaddr<T>(_ body: (UnsafePointer<sockaddr>) -> T) -> T {
+        withUnsafeBytes(of: storage) { raw in
+            body(raw.baseAddress!.assumingMemoryBound(to: sockaddr.self))
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import MicroHTTP
+import OverlayEngine
+
+/// An error answer: `{"error": {"code", "message", "field"}}` with its status (spec §5).
+public struct APIError: Error, Hashable, Sendable {
+    public var status: Int
+    public var code: String
+    public var message: String
+    public var field: String?
+    public var headers: [Header] = []
+
+    public init(status: Int, code: String, message: String, field: String? = nil, headers: [Header] = []) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+        self.headers = headers
+    }
+
+    static func badRequest(_ message: String, field: String? = nil) -> APIError {
+        APIError(status: 400, code: "bad_request", message: message, field: field)
+    }
+
+    static func invalidJSON(_ error: JSONSyntaxError) -> APIError {
+        APIError(status: 400, code: "invalid_json", message: "the body is not valid JSON: \(error)")
+    }
+
+    static func invalidField(_ field: String, _ reason: String) -> APIError {
+        APIError(status: 422, code: "invalid_field", message: "\(field) \(reason)", field: field)
+    }
+
+    static func notFound(_ message: String) -> APIError {
+        APIError(status: 404, code: "not_found", message: message)
+    }
+
+    static func methodNotAllowed(_ method: String, allowed: [String]) -> APIError {
+        APIError(
+            status: 405, code: "method_not_allowed",
+            message: "\(method) is not allowed here; use \(allowed.joined(separator: ", "))",
+            headers: [Header(name: "Allow", value: allowed.joined(separator: ", "))])
+    }
+
+    static func unsupportedMediaType(_ type: String) -> APIError {
+        APIError(
+            status: 415, code: "unsupported_media_type",
+            message: "cannot read a body of type \(type); send application/json or text/plain")
+    }
+
+    /// The HTTP meaning of an engine refusal.
+    init(_ error: EngineError) {
+        switch error {
+        case .invalidField(let field, let reason):
+            self = .invalidField(field, reason)
+        case .messageNotFound(let id):
+            self = .notFound("no message \(id) (never posted, or gone from the history)")
+        case .messageEnded(let id, let state):
+            self = APIError(
+                status: 409, code: "message_ended", message: "message \(id) has ended (\(state.rawValue))")
+        case .queueFull(let limit, let retryAfter):
+            let seconds = max(1, (retryAfter.nanoseconds + 999_999_999) / 1_000_000_000)
+            self = APIError(
+                status: 503, code: "queue_full", message: "the queue holds its limit of \(limit) waiting messages",
+                headers: [Header(name: "Retry-After", value: String(seconds))])
+        }
+    }
+
+    var body: [UInt8] {
+        var json = JSONWriter(capacity: 128)
+        json.beginObject()
+        json.key("error")
+        json.beginObject()
+        json.key("code")
+        json.string(code)
+        json.key("message")
+        json.string(message)
+        if let field {
+            json.key("field")
+            json.string(field)
+        }
+        json.endObject()
+        json.endObject()
+        return json.bytes
+    }
+
+    var response: HTTPResponse {
+        HTTPResponse(status: status, headers: [Header.json] + headers, body: body)
+    }
+}
+
+extension Header {
+    static let json = Header(name: "Content-Type", value: "application/json; charset=utf-8")
+}

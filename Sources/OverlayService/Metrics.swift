@@ -1,0 +1,58 @@
+import OverlayEngine
+import Synchronization
+
+/// Counters for `GET /metrics`, in the Prometheus text format.
+final class Metrics: Sendable {
+    private let responses = Mutex([Int: UInt64]())
+    private let posted = Atomic<UInt64>(0)
+
+    func messagePosted() {
+        posted.add(1, ordering: .relaxed)
+    }
+
+    func responded(status: Int) {
+        responses.withLock { $0[status, default: 0] += 1 }
+    }
+
+    func render(channels: [(name: String, overlay: OverlaySnapshot)]) -> String {
+        var text = """
+            # HELP overlayd_http_responses_total HTTP responses sent, by status.
+            # TYPE overlayd_http_responses_total counter
+
+            """
+        for (status, count) in responses.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+            text += "overlayd_http_responses_total{status=\"\(status)\"} \(count)\n"
+        }
+        text += """
+            # HELP overlayd_messages_posted_total Messages accepted as new (202).
+            # TYPE overlayd_messages_posted_total counter
+            overlayd_messages_posted_total \(posted.load(ordering: .relaxed))
+            # HELP overlayd_queue_length Messages waiting, by channel.
+            # TYPE overlayd_queue_length gauge
+
+            """
+        for channel in channels {
+            text += "overlayd_queue_length{channel=\"\(channel.name)\"} \(channel.overlay.queued)\n"
+        }
+        text += """
+            # HELP overlayd_overlay_version The overlay's version, by channel.
+            # TYPE overlayd_overlay_version gauge
+
+            """
+        for channel in channels {
+            text += "overlayd_overlay_version{channel=\"\(channel.name)\"} \(channel.overlay.version)\n"
+        }
+        text += """
+            # HELP overlayd_overlay_phase 1 for the phase each channel's overlay is in.
+            # TYPE overlayd_overlay_phase gauge
+
+            """
+        for channel in channels {
+            for phase in Phase.allCases {
+                let value = channel.overlay.phase == phase ? 1 : 0
+                text += "overlayd_overlay_phase{channel=\"\(channel.name)\",phase=\"\(phase.rawValue)\"} \(value)\n"
+            }
+        }
+        return text
+    }
+}

@@ -1,0 +1,89 @@
+import MicroHTTP
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// overlayd running: the service behind libmicrohttpd, with its access log. `main` and the live
+/// tests build it the same way.
+public final class OverlayServer: Sendable {
+    public let service: OverlayService
+    let http: HTTPServer
+
+    /// The port the server listens on (the real one when configured with port 0).
+    public var port: Int { http.port }
+
+    public init(configuration: ServiceConfiguration) throws {
+        let service = OverlayService(configuration: configuration)
+        var options = HTTPServerOptions()
+        options.host = configuration.host
+        options.port = configuration.port
+        options.threads = configuration.threads
+        options.maxBodyBytes = configuration.maxBodyBytes
+        options.connectionLimit = configuration.connectionLimit
+        options.connectionTimeout = configuration.connectionTimeout
+        let log = configuration.accessLog
+        let metrics = service.metrics
+        do {
+            http = try HTTPServer(
+                options: options,
+                handler: { request, responder in
+                    responder.respond(service.respond(to: request))
+                },
+                observer: { exchange in
+                    metrics.responded(status: exchange.status)
+                    if log { AccessLog.write(exchange) }
+                })
+        } catch {
+            service.shutdown()
+            throw error
+        }
+        self.service = service
+    }
+
+    /// Stops accepting, lets requests in flight finish (up to `grace` seconds), stops the timers.
+    public func stop(grace: Double = 5) {
+        http.stop(grace: grace)
+        service.shutdown()
+    }
+}
+
+/// One line per request on standard error (spec §7): a fixed message and `key=value` fields.
+enum AccessLog {
+    static func write(_ exchange: HTTPExchange) {
+        var line = "access method=\(exchange.method) path=\(escaped(exchange.path)) status=\(exchange.status)"
+        line += " bytes=\(exchange.bytes) us=\(exchange.microseconds) client=\(exchange.remoteAddress)\n"
+        Diagnostics.write(line)
+    }
+
+    /// The path with spaces, quotes, control characters and non-ASCII bytes percent-encoded, so
+    /// that a request cannot forge or break a log line.
+    static func escaped(_ path: String) -> String {
+        var result = ""
+        for byte in path.utf8 {
+            if byte <= 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "%") {
+                let hex = Array("0123456789ABCDEF".utf8)
+                result.unicodeScalars.append("%")
+                result.unicodeScalars.append(Unicode.Scalar(hex[Int(byte >> 4)]))
+                result.unicodeScalars.append(Unicode.Scalar(hex[Int(byte & 0xF)]))
+            } else {
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            }
+        }
+        return result
+    }
+}
+
+/// Writes to file descriptor 2 (Glibc's `stderr` global is not concurrency-safe in Swift 6).
+public enum Diagnostics {
+    public static func write(_ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 && errno == EINTR { continue }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+}

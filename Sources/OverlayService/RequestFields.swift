@@ -1,0 +1,182 @@
+import MicroHTTP
+
+/// The named values a write request carries: its query parameters and the members of its JSON
+/// object body, or its plain-text body under one name (spec §5 "Bodies").
+///
+/// Query values are text and are converted on reading (`duration=2.5`, `immediate=true`); JSON
+/// values must already have the right type. A name given twice, in the query and the body or twice
+/// in the query, is an error rather than a guess.
+struct RequestFields {
+    private enum Source {
+        case json(JSONValue)
+        case query(String?)
+        case text(String)
+    }
+
+    private var values: [String: Source] = [:]
+
+    /// Reads `request`. A plain-text body becomes the value of `textField`; an endpoint without one
+    /// accepts only JSON or an empty body.
+    init(_ request: HTTPRequest, textField: String?) throws(APIError) {
+        for item in request.query {
+            guard values[item.name] == nil else {
+                throw .badRequest("query parameter \(item.name) is given twice", field: item.name)
+            }
+            values[item.name] = .query(item.value)
+        }
+        switch try RequestFields.readBody(request) {
+        case .none:
+            break
+        case .object(let members):
+            for (name, value) in members {
+                guard values[name] == nil else {
+                    throw .badRequest("\(name) is given both in the query and in the body", field: name)
+                }
+                values[name] = .json(value)
+            }
+        case .text(let text):
+            guard let textField else {
+                throw .badRequest("the body must be a JSON object")
+            }
+            guard values[textField] == nil else {
+                throw .badRequest("\(textField) is given both in the query and as the body", field: textField)
+            }
+            values[textField] = .text(text)
+        }
+    }
+
+    private enum Body {
+        case none
+        case object([String: JSONValue])
+        case text(String)
+    }
+
+    /// JSON for `application/json`; for text/plain, form-encoded (what `curl -d` sends) or no type,
+    /// JSON when the first non-blank character is `{` and verbatim text otherwise; 415 for the rest.
+    private static func readBody(_ request: HTTPRequest) throws(APIError) -> Body {
+        let mediaType = request.header("Content-Type").map(RequestFields.mediaType) ?? ""
+        let isJSON: Bool
+        switch mediaType {
+        case "application/json":
+            isJSON = true
+        case "", "text/plain", "application/x-www-form-urlencoded":
+            let firstNonBlank = request.body.first { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }
+            isJSON = firstNonBlank == UInt8(ascii: "{")
+        default:
+            if mediaType.hasSuffix("+json") {
+                isJSON = true
+            } else {
+                throw .unsupportedMediaType(mediaType)
+            }
+        }
+        if isJSON {
+            if request.body.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
+                return .none
+            }
+            let value: JSONValue
+            do {
+                value = try JSONParser.parse(request.body)
+            } catch {
+                throw .invalidJSON(error)
+            }
+            guard case .object(let members) = value else {
+                throw .badRequest("the body must be a JSON object, not \(value.typeName)")
+            }
+            return .object(members)
+        }
+        if request.body.isEmpty { return .none }
+        guard let text = String(validating: request.body, as: UTF8.self) else {
+            throw .badRequest("the body is not valid UTF-8")
+        }
+        return .text(text)
+    }
+
+    /// `type/subtype` in lower case, without parameters such as `charset`.
+    static func mediaType(_ header: String) -> String {
+        let type = header.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return type.trimmingSpaces().lowercased()
+    }
+
+    /// Fails on any name outside `allowed`: a typo (`progess`) must not be silently ignored.
+    func rejectUnknown(allowing allowed: Set<String>) throws(APIError) {
+        if let unknown = values.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw .badRequest(
+                "unknown field \(unknown); expected one of \(allowed.sorted().joined(separator: ", "))", field: unknown)
+        }
+    }
+
+    var isEmpty: Bool { values.isEmpty }
+
+    func contains(_ name: String) -> Bool { values[name] != nil }
+
+    func string(_ name: String) throws(APIError) -> String? {
+        switch values[name] {
+        case nil: return nil
+        case .json(.string(let text)), .text(let text), .query(let text?): return text
+        case .query(nil): return ""
+        case .json(let other): throw .badRequest("\(name) must be a string, not \(other.typeName)", field: name)
+        }
+    }
+
+    /// A number; `nil` when absent. An explicit `null` is refused unless `nullable`, where it reads
+    /// as `.some(nil)`.
+    func number(_ name: String) throws(APIError) -> Double? {
+        switch try nullableNumber(name, nullable: false) {
+        case .none: return nil
+        case .some(let number): return number
+        }
+    }
+
+    func nullableNumber(_ name: String, nullable: Bool = true) throws(APIError) -> Double?? {
+        switch values[name] {
+        case nil:
+            return nil
+        case .json(.number(let number)):
+            return .some(number)
+        case .json(.null) where nullable:
+            return .some(nil)
+        case .query(let text?), .text(let text):
+            let trimmed = text.trimmingSpaces()
+            if nullable && trimmed == "null" { return .some(nil) }
+            guard let number = Double(trimmed), number.isFinite, !trimmed.isEmpty,
+                trimmed.utf8.allSatisfy({ RequestFields.numberCharacters.contains($0) })
+            else { throw .badRequest("\(name) must be a number, not \"\(text)\"", field: name) }
+            return .some(number)
+        case .query(nil):
+            throw .badRequest("\(name) must be a number", field: name)
+        case .json(let other):
+            throw .badRequest("\(name) must be a number, not \(other.typeName)", field: name)
+        }
+    }
+
+    /// `true`/`false` in JSON; in a query also `1`/`0`/`yes`/`no`, and a bare `?immediate` is true.
+    func bool(_ name: String) throws(APIError) -> Bool? {
+        switch values[name] {
+        case nil: return nil
+        case .json(.bool(let flag)): return flag
+        case .query(nil): return true
+        case .query(let text?), .text(let text):
+            switch text.trimmingSpaces().lowercased() {
+            case "", "true", "1", "yes", "on": return true
+            case "false", "0", "no", "off": return false
+            default: throw .badRequest("\(name) must be true or false, not \"\(text)\"", field: name)
+            }
+        case .json(let other):
+            throw .badRequest("\(name) must be true or false, not \(other.typeName)", field: name)
+        }
+    }
+
+    /// Decimal text as JSON writes numbers; rejects what `Double(_:)` also accepts ("inf", "0x1p3").
+    private static let numberCharacters = Set("0123456789+-.eE".utf8)
+}
+
+extension StringProtocol {
+    /// The text without surrounding spaces, tabs and line breaks.
+    func trimmingSpaces() -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
+        return String(self[first...last])
+    }
+}

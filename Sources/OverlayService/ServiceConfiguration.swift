@@ -1,0 +1,68 @@
+import OverlayEngine
+
+/// Whose clock the overlay runs on (spec §6).
+public enum ClockMode: String, CaseIterable, Hashable, Sendable {
+    /// Seconds since start on the monotonic clock; timers fire on their own.
+    case real
+    /// Starts at 0 and moves only by `POST /clock`.
+    case manual
+}
+
+/// Everything overlayd is configured with. The defaults are the embedded defaults: the same as
+/// `config/overlayd.json`, which a test keeps true.
+public struct ServiceConfiguration: Hashable, Sendable {
+    public var host = "127.0.0.1"
+    public var port = 8080
+    public var clock = ClockMode.real
+    public var dataDirectory = "./data"
+    public var ephemeral = false
+    /// libmicrohttpd's thread pool.
+    public var threads = 2
+    public var accessLog = true
+    /// Every device a channel may be set to, by name.
+    public var devices: [String: DeviceProfile] = Dictionary(
+        uniqueKeysWithValues: DeviceProfile.builtIn.map { ($0.name, $0) })
+    /// The device new channels start on, by name.
+    public var device = DeviceProfile.ipad.name
+    /// The engine's settings; its `device` is resolved from `device` and `devices` by `engineConfiguration`.
+    public var engine = EngineConfiguration()
+    public var maxBodyBytes = 16 * 1024
+    /// Connections open at once.
+    public var connectionLimit = 1024
+    /// Seconds a connection may stay idle.
+    public var connectionTimeout = 30
+
+    public init() {}
+
+    /// The engine's settings with the configured device's profile.
+    public var engineConfiguration: EngineConfiguration {
+        var resolved = engine
+        if let profile = devices[device] { resolved.device = profile }
+        return resolved
+    }
+}
+
+/// Names of channels and devices: 1–64 of `A-Z a-z 0-9 . _ -`, like ntfy topics.
+public enum ChannelName {
+    public static func isValid(_ name: String) -> Bool {
+        let utf8 = name.utf8
+        return (1...64).contains(utf8.count)
+            && utf8.allSatisfy {
+                (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+                    || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
+            }
+    }
+}
+
+/// A configuration that cannot be used, naming the key, variable or flag at fault.
+public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var key: String
+    public var reason: String
+
+    public init(key: String, reason: String) {
+        self.key = key
+        self.reason = reason
+    }
+
+    public var description: String { "\(key): \(reason)" }
+}

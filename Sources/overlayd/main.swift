@@ -1,0 +1,51 @@
+import OverlayService
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// Block SIGINT and SIGTERM before any thread starts, so every thread inherits the mask and the
+// signals wait for sigwait below instead of killing the process mid-request.
+var signals = sigset_t()
+sigemptyset(&signals)
+sigaddset(&signals, SIGINT)
+sigaddset(&signals, SIGTERM)
+pthread_sigmask(SIG_BLOCK, &signals, nil)
+signal(SIGPIPE, SIG_IGN)
+
+let configuration: ServiceConfiguration
+do {
+    switch try ConfigurationLoader.load(
+        arguments: Array(CommandLine.arguments.dropFirst()), environment: Environment.current())
+    {
+    case .help:
+        print(ConfigurationLoader.usage)
+        exit(0)
+    case .version:
+        print("overlayd \(OverlayService.version)")
+        exit(0)
+    case .run(let loaded):
+        configuration = loaded
+    }
+} catch {
+    Diagnostics.write("overlayd: configuration error: \(error)\n")
+    exit(2)
+}
+
+let server: OverlayServer
+do {
+    server = try OverlayServer(configuration: configuration)
+} catch {
+    Diagnostics.write("overlayd: \(error)\n")
+    exit(1)
+}
+Diagnostics.write(
+    "overlayd \(OverlayService.version) listening host=\(configuration.host) port=\(server.port)"
+        + " clock=\(configuration.clock.rawValue) device=\(configuration.device)\n")
+
+var received: Int32 = 0
+sigwait(&signals, &received)
+Diagnostics.write("overlayd stopping signal=\(received)\n")
+server.stop(grace: 4)
+Diagnostics.write("overlayd stopped\n")
+exit(0)
