@@ -23,6 +23,35 @@ typedef struct overlayd_mhd_options {
     void *completed_context;
 } overlayd_mhd_options;
 
+/* libmicrohttpd decodes %XX in place and hands over C strings, so a decoded %00 would silently cut
+   a path or a query value short ("/messages/1%00x" would name message 1, "text=a%00b" would post "a").
+   This is MHD's own decoding except that %00 stays as written; '+' in arguments is MHD's, before this. */
+static inline int overlayd_hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static inline size_t overlayd_mhd_unescape(void *cls, struct MHD_Connection *connection, char *s) {
+    (void) cls;
+    (void) connection;
+    char *read = s, *write = s;
+    while (*read) {
+        if (read[0] == '%' && overlayd_hex_digit(read[1]) >= 0 && overlayd_hex_digit(read[2]) >= 0) {
+            int value = overlayd_hex_digit(read[1]) * 16 + overlayd_hex_digit(read[2]);
+            if (value != 0) {
+                *write++ = (char) value;
+                read += 3;
+                continue;
+            }
+        }
+        *write++ = *read++;
+    }
+    *write = '\0';
+    return (size_t) (write - s);
+}
+
 /* MHD_start_daemon is variadic, and Swift cannot call a C variadic function: this wrapper passes
    the options through MHD_OPTION_ARRAY. A zero value leaves libmicrohttpd's default. The port
    argument is ignored by MHD when MHD_OPTION_SOCK_ADDR is given; the address carries it. */
@@ -30,6 +59,7 @@ static inline struct MHD_Daemon *overlayd_mhd_start(const overlayd_mhd_options *
     struct MHD_OptionItem items[10];
     int n = 0;
     items[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t) o->completed, o->completed_context };
+    items[n++] = (struct MHD_OptionItem){ MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t) overlayd_mhd_unescape, NULL };
     if (o->address)
         items[n++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, (void *) o->address };
     if (o->thread_pool_size > 1)

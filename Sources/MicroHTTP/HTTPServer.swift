@@ -101,10 +101,12 @@ public final class HTTPServer: Sendable {
     /// Stops accepting connections, answers waiting responders 503, lets requests in flight finish
     /// for up to `grace` seconds, then closes every connection. Safe to call more than once.
     public func stop(grace: Double = 5) {
-        guard let running = daemon.withLock({ daemon -> Daemon? in
-            defer { daemon = nil }
-            return daemon
-        })?.pointer else { return }
+        guard
+            let running = daemon.withLock({ daemon -> Daemon? in
+                defer { daemon = nil }
+                return daemon
+            })?.pointer
+        else { return }
         let listener = MHD_quiesce_daemon(running)
         if listener >= 0 { close(listener) }
         let waiting = suspended.withLock { Array($0.values) }
@@ -132,7 +134,8 @@ public final class HTTPServer: Sendable {
     /// makes libmicrohttpd close the connection after the response (NOTES-libmicrohttpd.md).
     fileprivate func access(
         _ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
-        data: UnsafePointer<CChar>?, size: UnsafeMutablePointer<Int>, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+        data: UnsafePointer<CChar>?, size: UnsafeMutablePointer<Int>,
+        slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         guard let existing = slot.pointee else {
             let exchange = HTTPResponder(
@@ -150,7 +153,14 @@ public final class HTTPServer: Sendable {
             let count = size.pointee
             size.pointee = 0
             if exchange.bodyTooLarge { return .YES }
-            if exchange.body.count + count > maxBodyBytes { return exchange.refuseBody(connection) }
+            if exchange.body.count + count > maxBodyBytes {
+                // Mid-body (a chunked upload) libmicrohttpd 0.9.75 refuses to queue a response, so a
+                // 413 queued here is lost and the client sees the connection close without an
+                // answer: drop the rest of the body and answer 413 when it ends.
+                exchange.bodyTooLarge = true
+                exchange.body = []
+                return .YES
+            }
             if let data {
                 data.withMemoryRebound(to: UInt8.self, capacity: count) {
                     exchange.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: count))
@@ -175,7 +185,8 @@ public final class HTTPServer: Sendable {
     func makeRequest(_ exchange: HTTPResponder, _ connection: OpaquePointer) -> HTTPRequest {
         var address = [CChar](repeating: 0, count: 64)
         overlayd_mhd_client_address(connection, &address, address.count)
-        exchange.remoteAddress = String(decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        exchange.remoteAddress = String(
+            decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return HTTPRequest(
             method: exchange.method, path: exchange.path,
             query: values(connection, .GET_ARGUMENT_KIND).map { QueryItem(name: $0.0, value: $0.1) },
@@ -280,6 +291,7 @@ public final class HTTPResponder: @unchecked Sendable {
             return true
         }
         if !handled {
+            if bodyTooLarge { return refuseBody(connection) }
             server.handler(server.makeRequest(self, connection), self)
         }
         // Suspend while holding the state lock, so that a respond() from another thread either
@@ -311,7 +323,8 @@ public final class HTTPResponder: @unchecked Sendable {
             status: 413,
             headers: [Header(name: "Content-Type", value: "application/json; charset=utf-8")],
             body: Array(
-                #"{"error":{"code":"payload_too_large","message":"the body is over \#(server.maxBodyBytes) bytes"}}"#.utf8))
+                #"{"error":{"code":"payload_too_large","message":"the body is over \#(server.maxBodyBytes) bytes"}}"#
+                    .utf8))
         state.withLock { $0 = .sent(status: 413, bytes: response.body.count) }
         return queue(response, on: connection)
     }

@@ -105,4 +105,6 @@ public struct EngineConfiguration: Hashable, Sendable {
     /// The length of the show animation, zero when the style makes changes instant.
     var showLength: Interval { showStyle == .none ? .zero : showDuration }
     var hideLength: Interval { showStyle == .none ? .zero : hideDuration }
+    /// With `none` a rotation applies at its event too: alpha is only ever 0 or 1 (docs/BEHAVIOUR.md).
+    var rotationLength: Interval { showStyle == .none ? .zero : rotationDuration }
 }

@@ -116,6 +116,10 @@ public enum MessageRules {
         if let error = check(progress: input.progress ?? nil) ?? check(duration: input.duration) {
             return .failure(error)
         }
+        // A progress message always has a progress: an explicit null is refused, not taken as 0.
+        if isNew, input.kind == .progress, case .some(.none) = input.progress {
+            return .failure(.invalidField(field: "progress", reason: "a progress message needs a progress"))
+        }
         if let key = input.key, let error = check(key: key) {
             return .failure(error)
         }
@@ -136,7 +140,8 @@ public enum MessageRules {
 
     public static func check(progress: Double?) -> EngineError? {
         guard let progress else { return nil }
-        return progress >= 0 && progress <= 1 ? nil : .invalidField(field: "progress", reason: "must be between 0 and 1")
+        return progress >= 0 && progress <= 1
+            ? nil : .invalidField(field: "progress", reason: "must be between 0 and 1")
     }
 
     public static func check(duration: Interval?) -> EngineError? {

@@ -305,7 +305,8 @@ public struct OverlayEngine: Sendable {
         let messageEnd = current.flatMap { $0.state.hasEnded ? nil : $0.deadline }
         let transitionEnd = transition?.end
         switch (messageEnd, transitionEnd) {
-        case (let message?, let animation?): return message <= animation ? (message, .messageEnds) : (animation, .transitionEnds)
+        case (let message?, let animation?):
+            return message <= animation ? (message, .messageEnds) : (animation, .transitionEnds)
         case (let message?, nil): return (message, .messageEnds)
         case (nil, let animation?): return (animation, .transitionEnds)
         case (nil, nil): return nil
@@ -398,7 +399,7 @@ public struct OverlayEngine: Sendable {
     private mutating func startRotatingOut(from alpha: Double, to target: Orientation, at time: Instant) {
         let fadeOut = Transition(
             property: .alpha, from: alpha, to: 0, start: time,
-            length: configuration.rotationDuration.scaled(by: alpha))
+            length: configuration.rotationLength.scaled(by: alpha))
         phase = .rotatingOut
         rotationTarget = target
         transition = fadeOut
@@ -410,8 +411,8 @@ public struct OverlayEngine: Sendable {
         if let rotationTarget { orientation = rotationTarget }
         rotationTarget = nil
         phase = .rotatingIn
-        transition = Transition(property: .alpha, from: 0, to: 1, start: time, length: configuration.rotationDuration)
-        if configuration.rotationDuration <= .zero { finishRotation(at: time) }
+        transition = Transition(property: .alpha, from: 0, to: 1, start: time, length: configuration.rotationLength)
+        if configuration.rotationLength <= .zero { finishRotation(at: time) }
     }
 
     private mutating func finishRotation(at time: Instant) {
@@ -441,7 +442,11 @@ public struct OverlayEngine: Sendable {
     /// queue and starts its time again when shown again; any other ends as `preempted`.
     private mutating func preemptCurrent(with message: Message) {
         if let replaced = current, !replaced.state.hasEnded {
-            if lifetime(of: replaced) == .sticky {
+            // Sticky is what its timer says once displayed: a sending message whose progress reached
+            // 1 is ending, and ends as preempted rather than coming back.
+            let isSticky =
+                replaced.displayStartedAt != nil ? replaced.expiresAtDeadline : lifetime(of: replaced) == .sticky
+            if isSticky {
                 var requeued = replaced
                 requeued.state = .queued
                 requeued.shownAt = nil
@@ -542,16 +547,20 @@ public struct OverlayEngine: Sendable {
 
     /// About how long until the queue moves: until the shown message's time ends, at least a second.
     /// During its show animation its time has no deadline yet: it ends its lifetime after the show.
+    /// A sticky message's end is unknown (it waits for its sender), so a client is told to look
+    /// again in a few seconds rather than at its expiry minutes away.
     private var retryAfter: Interval {
         let second = Interval.seconds(1)
+        let stickyRetry = Interval.seconds(5)
         guard let current, !current.state.hasEnded else { return second }
         let end: Instant
         if let deadline = current.deadline {
+            guard !current.expiresAtDeadline else { return stickyRetry }
             end = deadline
         } else if phase == .showing, let show = transition {
             switch lifetime(of: current) {
             case .finite(let length): end = show.end + length
-            case .sticky: end = show.end + configuration.maxStickyDuration
+            case .sticky: return stickyRetry
             }
         } else {
             return second
@@ -575,4 +584,3 @@ public struct OverlayEngine: Sendable {
         }
     }
 }
-

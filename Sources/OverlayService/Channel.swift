@@ -60,7 +60,10 @@ final class Channel: Sendable {
 
     private let state: Mutex<State>
 
-    init(name: String, number: Int, configuration: EngineConfiguration, clock: ServiceClock, scheduler: DeadlineScheduler?) {
+    init(
+        name: String, number: Int, configuration: EngineConfiguration, clock: ServiceClock,
+        scheduler: DeadlineScheduler?
+    ) {
         self.name = name
         self.number = number
         self.clock = clock

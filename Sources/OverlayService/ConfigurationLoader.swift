@@ -7,6 +7,8 @@ import OverlayEngine
 /// What the command line asks for.
 public enum Invocation: Hashable, Sendable {
     case run(ServiceConfiguration)
+    /// Ask the server this configuration describes whether it is healthy (for Docker's HEALTHCHECK).
+    case healthcheck(ServiceConfiguration)
     case help
     case version
 }
@@ -37,11 +39,16 @@ public enum ConfigurationLoader {
         var flags: [(flag: String, value: String)] = []
         var configPath = environment["OVERLAYD_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
         var index = 0
+        var healthcheck = false
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
             if argument == "--help" || argument == "-h" { return .help }
             if argument == "--version" { return .version }
+            if argument == "--healthcheck" {
+                healthcheck = true
+                continue
+            }
             let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let flag = String(parts[0])
             guard flag == "--config" || settings.contains(where: { $0.flag == flag }) else {
@@ -81,7 +88,7 @@ public enum ConfigurationLoader {
             try applyText(value, key: key, source: flag, to: &configuration)
         }
         try check(configuration)
-        return .run(configuration)
+        return healthcheck ? .healthcheck(configuration) : .run(configuration)
     }
 
     /// A setting given as text (environment or flag), checked as its JSON counterpart would be.
@@ -113,7 +120,8 @@ public enum ConfigurationLoader {
 
     /// Applies the members of a configuration object. Unknown keys are errors: a misspelt key
     /// must not leave a default silently in place.
-    public static func apply(_ json: JSONValue, to configuration: inout ServiceConfiguration) throws(ConfigurationError) {
+    public static func apply(_ json: JSONValue, to configuration: inout ServiceConfiguration) throws(ConfigurationError)
+    {
         let reader = try ObjectReader(json, path: "")
         var c = configuration
         try reader.string("host") { c.host = $0 }
@@ -129,7 +137,8 @@ public enum ConfigurationLoader {
         try reader.object("devices") { devices throws(ConfigurationError) in
             for name in devices.keys {
                 guard ChannelName.isValid(name) else {
-                    throw ConfigurationError(key: "devices.\(name)", reason: "a device name is 1-64 of A-Z a-z 0-9 . _ -")
+                    throw ConfigurationError(
+                        key: "devices.\(name)", reason: "a device name is 1-64 of A-Z a-z 0-9 . _ -")
                 }
                 let device = try devices.object(name)
                 var profile = c.devices[name] ?? DeviceProfile(name: name, width: 0, height: 0, statusBarHeight: 0)
@@ -227,7 +236,8 @@ public enum ConfigurationLoader {
     public static func readFile(_ path: String) throws(ConfigurationError) -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw ConfigurationError(key: path, reason: "cannot open the configuration file (\(String(cString: strerror(errno))))")
+            throw ConfigurationError(
+                key: path, reason: "cannot open the configuration file (\(String(cString: strerror(errno))))")
         }
         defer { close(descriptor) }
         var contents: [UInt8] = []
@@ -263,6 +273,7 @@ public enum ConfigurationLoader {
           --max-queue N      waiting messages allowed (1000)    OVERLAYD_MAX_QUEUE
           --threads N        HTTP worker threads (2)            OVERLAYD_THREADS
           --access-log=BOOL  one line per request on stderr     OVERLAYD_ACCESS_LOG
+          --healthcheck      exit 0 if the configured server answers /healthz
           --help             this text
           --version          the version
 
@@ -334,7 +345,8 @@ struct ObjectReader {
         apply(number)
     }
 
-    func seconds(_ name: String, in range: ClosedRange<Double>, _ apply: (Interval) -> Void) throws(ConfigurationError) {
+    func seconds(_ name: String, in range: ClosedRange<Double>, _ apply: (Interval) -> Void) throws(ConfigurationError)
+    {
         try number(name, in: range) { apply(.seconds($0)) }
     }
 
@@ -363,7 +375,9 @@ struct ObjectReader {
         try string(name) { text throws(ConfigurationError) in
             let hex = text.utf8.dropFirst()
             guard text.utf8.first == UInt8(ascii: "#"), hex.count == 6,
-                hex.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) })
+                hex.allSatisfy({
+                    (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0)
+                })
             else { throw ConfigurationError(key: key(name), reason: "must be a colour as #RRGGBB") }
             apply(text.uppercased())
         }

@@ -356,8 +356,9 @@ public struct JSONWriter {
             bytes.append(contentsOf: "null".utf8)
             return
         }
-        if value == value.rounded(.towardZero) && abs(value) < 1e15 {
-            // Integral: no ".0", and never "-0".
+        // Integral: no ".0", and never "-0". Up to 2^53 inclusive, Double.description writes an
+        // integer with ".0" (1e15 is "1000000000000000.0"); beyond, it uses an exponent.
+        if value == value.rounded(.towardZero) && abs(value) <= 9_007_199_254_740_992 {
             bytes.append(contentsOf: String(Int64(value)).utf8)
         } else {
             bytes.append(contentsOf: value.description.utf8)

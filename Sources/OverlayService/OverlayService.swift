@@ -91,7 +91,8 @@ public final class OverlayService: Sendable {
     ) throws(APIError) -> HTTPResponse {
         let methods = allowed.contains("GET") ? allowed + ["HEAD"] : allowed
         if method == "OPTIONS" {
-            return HTTPResponse(status: 204, headers: [Header(name: "Allow", value: (methods + ["OPTIONS"]).joined(separator: ", "))])
+            return HTTPResponse(
+                status: 204, headers: [Header(name: "Allow", value: (methods + ["OPTIONS"]).joined(separator: ", "))])
         }
         guard allowed.contains(method) else {
             throw .methodNotAllowed(request.method, allowed: methods + ["OPTIONS"])
@@ -293,7 +294,8 @@ public final class OverlayService: Sendable {
         var input = MessageInput()
         if let kind = try fields.string("kind") {
             guard let known = MessageKind(rawValue: kind.trimmingSpaces()) else {
-                throw .invalidField("kind", "must be one of \(MessageKind.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw .invalidField(
+                    "kind", "must be one of \(MessageKind.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             input.kind = known
         }

@@ -24,6 +24,8 @@ do {
     case .version:
         print("overlayd \(OverlayService.version)")
         exit(0)
+    case .healthcheck(let loaded):
+        exit(HealthProbe.isHealthy(host: loaded.host, port: loaded.port) ? 0 : 1)
     case .run(let loaded):
         configuration = loaded
     }

@@ -1,0 +1,90 @@
+import Testing
+
+@testable import OverlayEngine
+
+// Shorthands that keep each test a short script: the spec's numbers stay in the tests themselves.
+
+/// An engine with the spec's defaults (ipad, portrait, slide, linear), changed by `configure`.
+func makeEngine(_ configure: (inout EngineConfiguration) -> Void = { _ in }) -> OverlayEngine {
+    var configuration = EngineConfiguration()
+    configure(&configuration)
+    return OverlayEngine(configuration: configuration)
+}
+
+extension MessageInput {
+    /// A message as a sender posts it; `duration` in seconds.
+    static func message(
+        _ text: String,
+        kind: MessageKind? = nil,
+        progress: Double?? = nil,
+        duration: Double? = nil,
+        immediate: Bool? = nil,
+        key: String? = nil
+    ) -> MessageInput {
+        MessageInput(
+            kind: kind, text: text, progress: progress, duration: duration.map { Interval.seconds($0) },
+            immediate: immediate, key: key)
+    }
+}
+
+/// A refusal a test did not expect, or an update where a new message was expected.
+struct UnexpectedOutcome: Error {
+    var description: String
+}
+
+extension OverlayEngine {
+    /// Posts a message the test expects to be accepted as a new one, and returns it as accepted.
+    @discardableResult
+    mutating func posted(_ input: MessageInput, at time: Instant) throws -> Message {
+        switch post(input, at: time) {
+        case .success(.created(let message)): return message
+        case .success(.updated(let message)): throw UnexpectedOutcome(description: "updated \(message.id)")
+        case .failure(let error): throw error
+        }
+    }
+
+    /// Changes a message the test expects to be changeable (PATCH), and returns it as changed.
+    @discardableResult
+    mutating func patched(_ id: Int64, _ input: MessageInput, at time: Instant) throws -> Message {
+        try update(id: id, with: input, at: time).get()
+    }
+
+    /// Deletes a message the test expects to be deletable, and returns it as it ended.
+    @discardableResult
+    mutating func deleted(_ id: Int64, at time: Instant) throws -> Message {
+        try delete(id: id, at: time).get()
+    }
+}
+
+extension PostOutcome {
+    /// Whether the POST updated a live message with its key (200) rather than creating one (202).
+    var isUpdate: Bool {
+        if case .updated = self { return true }
+        return false
+    }
+}
+
+extension Result where Failure == EngineError {
+    /// The field an `invalidField` refusal names, `nil` for anything else.
+    var refusedField: String? {
+        if case .failure(.invalidField(let field, _)) = self { return field }
+        return nil
+    }
+}
+
+/// Whether two computed lengths agree to well below a point's billionth.
+func isClose(_ a: Double, _ b: Double, tolerance: Double = 1e-9) -> Bool {
+    abs(a - b) <= tolerance
+}
+
+extension Transition {
+    /// A contentOffset animation as `GET /overlay` describes it, in seconds.
+    static func contentOffset(from: Double, to: Double, start: Double, duration: Double) -> Transition {
+        Transition(property: .contentOffset, from: from, to: to, start: .seconds(start), length: .seconds(duration))
+    }
+
+    /// An alpha animation as `GET /overlay` describes it, in seconds.
+    static func alpha(from: Double, to: Double, start: Double, duration: Double) -> Transition {
+        Transition(property: .alpha, from: from, to: to, start: .seconds(start), length: .seconds(duration))
+    }
+}

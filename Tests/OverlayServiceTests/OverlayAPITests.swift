@@ -1,0 +1,261 @@
+import Testing
+
+@testable import OverlayService
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `/overlay`, `/orientation`, `/healthz`, `/metrics`, `/clock`, `/`, OPTIONS and HEAD through real
+/// HTTP on loopback (spec §5, §6).
+@Suite("Overlay and service API")
+struct OverlayAPITests {
+    static let overlayKeys = [
+        "version", "now", "phase", "orientation", "rotation", "device", "frame", "x", "y", "width", "height",
+        "contentOffset", "alpha", "message", "label", "style", "activity", "progressBar", "queued", "animation",
+    ]
+
+    /// A fresh overlay is hidden, with every optional part null, ETag W/"0" and no-cache.
+    @Test func hiddenOverlay() throws {
+        let live = try LiveServer()
+        let response = try live.get("/overlay")
+        #expect(response.status == 200)
+        #expect(response.header("Content-Type") == "application/json; charset=utf-8")
+        #expect(response.header("ETag") == #"W/"0""#)
+        #expect(response.header("Cache-Control") == "no-cache")
+        #expect(orderedKeys(response.body) == Self.overlayKeys)
+        let expected = try JSONParser.parse(
+            Array(
+                """
+                {"version": 0, "now": 0, "phase": "hidden", "orientation": "portrait", "rotation": 0,
+                 "device": "ipad", "frame": {"x": 0, "y": 0, "width": 768, "height": 20},
+                 "contentOffset": -20, "alpha": 0, "message": null, "label": null, "style": null,
+                 "activity": false, "progressBar": null, "queued": 0, "animation": null}
+                """.utf8))
+        #expect(response.json == expected)
+    }
+
+    /// A shown progress message carries its progress bar; numbers are exact.
+    @Test func overlayWithProgressBar() throws {
+        let live = try LiveServer()
+        #expect(try live.request("POST", "/messages?kind=progress&progress=0.25", body: "Downloading").status == 202)
+        try live.advance(0.25)
+        let overlay = try live.overlay()
+        #expect(overlay["phase"]?.string == "visible")
+        #expect(overlay["contentOffset"]?.number == 0)
+        #expect(overlay["animation"]?.isNull == true)
+        #expect(overlay["style"]?["background"]?.string == "#007AFF")
+        #expect(overlay["activity"]?.bool == false)
+        let bar = overlay["progressBar"]
+        #expect(bar?["progress"]?.number == 0.25)
+        #expect(bar?["position"]?.string == "bottom")
+        #expect(bar?["frame"]?["x"]?.number == 0)
+        #expect(bar?["frame"]?["y"]?.number == 18)
+        #expect(bar?["frame"]?["width"]?.number == 192)
+        #expect(bar?["frame"]?["height"]?.number == 2)
+    }
+
+    /// If-None-Match with the current version answers 304 without a body; any other version 200.
+    @Test func conditionalGet() throws {
+        let live = try LiveServer()
+        let first = try live.get("/overlay")
+        let etag = try #require(first.header("ETag"))
+
+        let notModified = try live.request("GET", "/overlay", headers: [("If-None-Match", etag)])
+        #expect(notModified.status == 304)
+        #expect(notModified.body.isEmpty)
+        #expect(notModified.header("ETag") == etag)
+        #expect(notModified.header("Cache-Control") == "no-cache")
+
+        // Weak comparison: the strong form of the same tag, a list naming it, and * match too.
+        for header in [#""0""#, #"W/"9", W/"0""#, "*"] {
+            #expect(try live.request("GET", "/overlay", headers: [("If-None-Match", header)]).status == 304)
+        }
+
+        #expect(try live.request("POST", "/messages", body: "a").status == 202)
+        let changed = try live.request("GET", "/overlay", headers: [("If-None-Match", etag)])
+        #expect(changed.status == 200)
+        #expect(changed.header("ETag") == #"W/"1""#)
+        #expect(changed.json["version"]?.int == 1)
+        #expect(try live.request("GET", "/overlay", headers: [("If-None-Match", #"W/"1""#)]).status == 304)
+        // Interpolated values move with the clock; the version (and so the ETag) does not.
+        try live.advance(0.1)
+        let moving = try live.request("GET", "/overlay", headers: [("If-None-Match", #"W/"1""#)])
+        #expect(moving.status == 304)
+    }
+
+    /// HEAD /overlay: the GET's status and headers, no body.
+    @Test func headOverlay() throws {
+        let live = try LiveServer()
+        let get = try live.get("/overlay")
+        let head = try live.request("HEAD", "/overlay")
+        #expect(head.status == 200)
+        #expect(head.body.isEmpty)
+        #expect(head.header("ETag") == get.header("ETag"))
+        #expect(head.header("Content-Length") == String(get.body.count))
+    }
+
+    /// PUT /orientation takes JSON or plain text and answers the overlay with its ETag.
+    @Test func putOrientation() throws {
+        let live = try LiveServer()
+        let left = try live.request(
+            "PUT", "/orientation", headers: [("Content-Type", "application/json")],
+            body: #"{"orientation": "landscapeLeft"}"#)
+        #expect(left.status == 200)
+        #expect(orderedKeys(left.body) == Self.overlayKeys)
+        #expect(left.json["orientation"]?.string == "landscapeLeft")
+        #expect(left.json["rotation"]?.int == -90)
+        #expect(left.json["frame"]?["x"]?.number == 0)
+        #expect(left.json["frame"]?["width"]?.number == 20)
+        #expect(left.json["frame"]?["height"]?.number == 1024)
+        #expect(left.json["version"]?.int == 1)
+        #expect(left.header("ETag") == #"W/"1""#)
+
+        let right = try live.request(
+            "PUT", "/orientation", headers: [("Content-Type", "text/plain")], body: "landscapeRight\n")
+        #expect(right.status == 200)
+        #expect(right.json["rotation"]?.int == 90)
+        #expect(right.json["frame"]?["x"]?.number == 748)
+        #expect(right.json["version"]?.int == 2)
+
+        // The same orientation again changes nothing.
+        let same = try live.request("PUT", "/orientation", body: "landscapeRight")
+        #expect(same.status == 200)
+        #expect(same.json["version"]?.int == 2)
+
+        let upsideDown = try live.request("PUT", "/orientation?orientation=portraitUpsideDown")
+        #expect(upsideDown.json["rotation"]?.int == 180)
+        #expect(upsideDown.json["frame"]?["y"]?.number == 1004)
+        #expect(try live.overlay()["orientation"]?.string == "portraitUpsideDown")
+    }
+
+    /// GET /healthz answers 200 {"status":"ok"}.
+    @Test func healthz() throws {
+        let live = try LiveServer()
+        let response = try live.get("/healthz")
+        #expect(response.status == 200)
+        #expect(response.text == #"{"status":"ok"}"#)
+        #expect(response.header("Content-Type") == "application/json; charset=utf-8")
+    }
+
+    /// GET /metrics is Prometheus text: HELP/TYPE comments and `name{labels} value` samples.
+    @Test func metrics() throws {
+        let live = try LiveServer()
+        #expect(try live.request("POST", "/messages", body: "a").status == 202)
+        #expect(try live.request("POST", "/messages", body: "b").status == 202)
+        #expect(try live.request("POST", "/messages", body: "").status == 422)
+
+        let response = try live.get("/metrics")
+        #expect(response.status == 200)
+        #expect(response.header("Content-Type") == "text/plain; version=0.0.4; charset=utf-8")
+        let lines = response.text.split(separator: "\n").map(String.init)
+        #expect(response.text.hasSuffix("\n"))
+        var samples: [String: Double] = [:]
+        var typed: Set<String> = []
+        for line in lines {
+            if line.hasPrefix("# HELP ") { continue }
+            if line.hasPrefix("# TYPE ") {
+                let parts = line.split(separator: " ")
+                #expect(parts.count == 4 && ["counter", "gauge"].contains(parts[3]), "\(line)")
+                typed.insert(String(parts[2]))
+                continue
+            }
+            let parts = line.split(separator: " ")
+            guard parts.count == 2, let value = Double(parts[1]) else {
+                Issue.record("not a sample line: \(line)")
+                continue
+            }
+            let name = String(parts[0].prefix { $0 != "{" })
+            #expect(typed.contains(name), "sample before its TYPE: \(line)")
+            #expect(name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }, "\(line)")
+            samples[String(parts[0])] = value
+        }
+        #expect(samples["overlayd_messages_posted_total"] == 2)
+        #expect(samples[#"overlayd_queue_length{channel="default"}"#] == 1)
+        #expect(samples[#"overlayd_overlay_version{channel="default"}"#] == 2)
+        #expect(samples[#"overlayd_overlay_phase{channel="default",phase="showing"}"#] == 1)
+        #expect(samples[#"overlayd_overlay_phase{channel="default",phase="hidden"}"#] == 0)
+        // Responses are counted when each exchange completes, just after the client has the answer.
+        var counted = samples[#"overlayd_http_responses_total{status="202"}"#]
+        for _ in 0..<100 where counted != 2 {
+            usleep(10_000)
+            counted = Self.sample(try live.get("/metrics").text, #"overlayd_http_responses_total{status="202"}"#)
+        }
+        #expect(counted == 2)
+        #expect(Self.sample(try live.get("/metrics").text, #"overlayd_http_responses_total{status="422"}"#) == 1)
+    }
+
+    static func sample(_ text: String, _ name: String) -> Double? {
+        text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ")[1]) }
+    }
+
+    /// GET /clock reads the manual clock; POST /clock moves it by `advance`, to `to`, or by a text body.
+    @Test func manualClock() throws {
+        let live = try LiveServer()
+        #expect(try live.get("/clock").text == #"{"now":0,"mode":"manual"}"#)
+        let advanced = try live.advance(1.25)
+        #expect(advanced.status == 200)
+        #expect(advanced.text == #"{"now":1.25,"mode":"manual"}"#)
+        let to = try live.post("/clock", json: #"{"to": 2}"#)
+        #expect(to.json["now"]?.number == 2)
+        let text = try live.request("POST", "/clock", headers: [("Content-Type", "text/plain")], body: "0.5")
+        #expect(text.json["now"]?.number == 2.5)
+        let query = try live.request("POST", "/clock?advance=0.25")
+        #expect(query.json["now"]?.number == 2.75)
+        // Advancing by 0 and moving to now are allowed and change nothing.
+        #expect(try live.advance(0).json["now"]?.number == 2.75)
+        #expect(try live.post("/clock", json: #"{"to": 2.75}"#).json["now"]?.number == 2.75)
+        #expect(try live.overlay()["now"]?.number == 2.75)
+        // Decimal steps reach deadlines exactly: 0.1 + 0.2 is 0.3.
+        let exact = try LiveServer()
+        #expect(try exact.request("POST", "/messages?duration=0.05", body: "a").status == 202)
+        try exact.advance(0.1)
+        try exact.advance(0.2)
+        #expect(try exact.get("/messages/1").json["endedAt"]?.number == 0.3)
+    }
+
+    /// In real-clock mode GET /clock reads the monotonic clock and POST /clock is 409.
+    @Test func realClockRefusesToMove() throws {
+        let live = try LiveServer(clock: .real)
+        let clock = try live.get("/clock")
+        #expect(clock.status == 200)
+        #expect(clock.json["mode"]?.string == "real")
+        #expect((clock.json["now"]?.number ?? -1) >= 0)
+        let before = try live.observableState()
+        expectError(try live.advance(1), status: 409, code: "clock_not_manual")
+        #expect(try live.observableState().version == before.version)
+    }
+
+    /// OPTIONS answers 204 with the methods each path allows.
+    @Test(arguments: [
+        ("/", "GET, HEAD, OPTIONS"),
+        ("/messages", "GET, POST, HEAD, OPTIONS"),
+        ("/messages/1", "GET, PATCH, DELETE, HEAD, OPTIONS"),
+        ("/overlay", "GET, HEAD, OPTIONS"),
+        ("/orientation", "PUT, OPTIONS"),
+        ("/healthz", "GET, HEAD, OPTIONS"),
+        ("/metrics", "GET, HEAD, OPTIONS"),
+        ("/clock", "GET, POST, HEAD, OPTIONS"),
+    ])
+    func options(path: String, allow: String) throws {
+        let live = try LiveServer()
+        let response = try live.request("OPTIONS", path)
+        #expect(response.status == 204)
+        #expect(response.header("Allow") == allow)
+        #expect(response.body.isEmpty)
+    }
+
+    /// GET / names the service and its endpoints.
+    @Test func index() throws {
+        let live = try LiveServer()
+        let response = try live.get("/")
+        #expect(response.status == 200)
+        #expect(response.json["name"]?.string == "overlayd")
+        #expect(response.json["version"]?.string == OverlayService.version)
+        #expect(response.json["clock"]?.string == "manual")
+        let endpoints = response.json["endpoints"]?.array?.compactMap(\.string) ?? []
+        #expect(endpoints.contains("POST /messages"))
+        #expect(endpoints.contains("GET /overlay"))
+        #expect(endpoints.count == 11)
+    }
+}

@@ -1,0 +1,86 @@
+import OverlayEngine
+import Testing
+
+@testable import OverlayService
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `clock: real` (spec §6): timers fire on their own; a reader only polls.
+@Suite("Real clock")
+struct RealClockTests {
+    /// Shows for 0.05 s, displays for 0.2 s, hides for 0.05 s: a posted message shows, then hides
+    /// on its own while the test only reads.
+    @Test func messageShowsAndHidesOnItsOwn() throws {
+        let live = try LiveServer(clock: .real) {
+            $0.engine.showDuration = .seconds(0.05)
+            $0.engine.hideDuration = .seconds(0.05)
+            $0.engine.durations[.info] = .seconds(0.2)
+        }
+        let posted = try live.request("POST", "/messages", body: "real time")
+        #expect(posted.status == 202)
+        let postedAt = try #require(posted.json["postedAt"]?.number)
+
+        var phases: [String] = []
+        var last = JSONValue.null
+        let start = MonotonicSeconds.now()
+        while MonotonicSeconds.now() - start < 5 {
+            last = try live.overlay()
+            let phase = last["phase"]?.string ?? "?"
+            if phases.last != phase { phases.append(phase) }
+            if phase == "hidden" && phases.count > 1 { break }
+            usleep(5_000)
+        }
+        #expect(phases.last == "hidden", "phases seen: \(phases)")
+        // Polling may miss a short phase, but never sees them out of order.
+        let order = ["showing", "visible", "hiding", "hidden"]
+        let positions = phases.compactMap { order.firstIndex(of: $0) }
+        #expect(positions.count == phases.count && positions == positions.sorted(), "phases seen: \(phases)")
+        #expect(last["message"]?.isNull == true)
+        // post, show ends, display ends (hide starts), hide ends.
+        #expect(last["version"]?.int == 4)
+        let now = try #require(last["now"]?.number)
+        #expect(now >= postedAt + 0.3)
+
+        let message = try live.get("/messages/1").json
+        #expect(message["state"]?.string == "done")
+        let shownAt = try #require(message["displayStartedAt"]?.number)
+        let endedAt = try #require(message["endedAt"]?.number)
+        // Deadlines are instants on the overlay's clock: exactly 0.2 s of display.
+        #expect(abs(endedAt - shownAt - 0.2) < 1e-9)
+        #expect(abs(shownAt - postedAt - 0.05) < 1e-9)
+    }
+
+    /// A queued message replaces the shown one on its own when its time ends.
+    @Test func queueAdvancesOnItsOwn() throws {
+        let live = try LiveServer(clock: .real) {
+            $0.engine.showDuration = .seconds(0.02)
+            $0.engine.hideDuration = .seconds(0.02)
+            $0.engine.durations[.info] = .seconds(0.1)
+        }
+        #expect(try live.request("POST", "/messages", body: "one").status == 202)
+        #expect(try live.request("POST", "/messages", body: "two").status == 202)
+        let start = MonotonicSeconds.now()
+        var state = ""
+        while MonotonicSeconds.now() - start < 5 {
+            state = try live.get("/messages/2").json["state"]?.string ?? "?"
+            if state == "done" { break }
+            usleep(5_000)
+        }
+        #expect(state == "done")
+        #expect(try live.get("/messages/1").json["state"]?.string == "done")
+        let first = try live.get("/messages/1").json["endedAt"]?.number
+        let second = try live.get("/messages/2").json["displayStartedAt"]?.number
+        #expect(first != nil && first == second)
+    }
+}
+
+/// Seconds on the monotonic clock, for test timeouts.
+enum MonotonicSeconds {
+    static func now() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,127 @@
+import MicroHTTP
+import OverlayEngine
+import Testing
+
+@testable import OverlayService
+
+/// The router called directly, without sockets: paths, methods, content types, and the pieces
+/// (ETag matching, error mapping, access-log escaping) the live tests only see from outside.
+@Suite("Routes")
+struct RouteTests {
+    static func service(_ configure: (inout ServiceConfiguration) -> Void = { _ in }) -> OverlayService {
+        var configuration = ServiceConfiguration()
+        configuration.clock = .manual
+        configure(&configuration)
+        return OverlayService(configuration: configuration)
+    }
+
+    static func request(
+        _ method: String, _ path: String, query: [QueryItem] = [], headers: [Header] = [], body: String = ""
+    ) -> HTTPRequest {
+        HTTPRequest(method: method, path: path, query: query, headers: headers, body: Array(body.utf8))
+    }
+
+    static func json(_ response: HTTPResponse) -> JSONValue { (try? JSONParser.parse(response.body)) ?? .null }
+
+    /// Each path answers its methods; a trailing slash is the same path, a doubled slash is not.
+    @Test(arguments: [
+        ("GET", "/", 200), ("GET", "/messages", 200), ("GET", "/messages/", 200), ("POST", "/messages", 422),
+        ("GET", "/overlay", 200), ("GET", "/overlay/", 200), ("HEAD", "/overlay", 200), ("GET", "/healthz", 200),
+        ("GET", "/metrics", 200), ("GET", "/clock", 200), ("PUT", "/orientation", 422), ("GET", "//overlay", 404),
+        ("GET", "/overlay//", 404), ("GET", "/messages//1", 404), ("GET", "", 404), ("GET", "overlay", 404),
+        ("GET", "/messages/1", 404), ("OPTIONS", "/messages/1", 204), ("OPTIONS", "/nope", 404),
+        ("DELETE", "/", 405), ("GET", "/Overlay", 404),
+    ])
+    func routing(method: String, path: String, status: Int) {
+        let response = Self.service().respond(to: Self.request(method, path))
+        #expect(response.status == status)
+    }
+
+    /// Content types are matched without regard to case or parameters; `+json` types are JSON.
+    @Test(arguments: [
+        "application/json", "Application/JSON; charset=UTF-8", " application/json ; charset=utf-8",
+        "application/merge-patch+json", "TEXT/PLAIN", "application/x-www-form-urlencoded; charset=utf-8", "",
+    ])
+    func contentTypes(type: String) {
+        let service = Self.service()
+        let response = service.respond(
+            to: Self.request(
+                "POST", "/messages", headers: type.isEmpty ? [] : [Header(name: "Content-Type", value: type)],
+                body: #"{"text": "hi", "kind": "sent"}"#))
+        #expect(response.status == 202)
+        #expect(Self.json(response)["kind"]?.string == "sent")
+        #expect(Self.json(response)["text"]?.string == "hi")
+        #expect(
+            RequestFields.mediaType(type) == type.split(separator: ";").first.map { $0.trimmingSpaces().lowercased() }
+                ?? "")
+    }
+
+    /// The header name is matched without regard to case.
+    @Test func headerNamesIgnoreCase() {
+        let service = Self.service()
+        let response = service.respond(
+            to: Self.request(
+                "POST", "/messages", headers: [Header(name: "content-TYPE", value: "application/xml")], body: "<a/>"))
+        #expect(response.status == 415)
+    }
+
+    /// If-None-Match compares weakly, accepts lists and `*`, and nothing else.
+    @Test func etagMatching() {
+        let etag = #"W/"12""#
+        #expect(OverlayService.matches(#"W/"12""#, etag))
+        #expect(OverlayService.matches(#""12""#, etag))
+        #expect(OverlayService.matches(#"W/"1", W/"12""#, etag))
+        #expect(OverlayService.matches(#" W/"11" ,W/"12" "#, etag))
+        #expect(OverlayService.matches("*", etag))
+        #expect(!OverlayService.matches(#"W/"1""#, etag))
+        #expect(!OverlayService.matches(#"W/"120""#, etag))
+        #expect(!OverlayService.matches("12", etag))
+        #expect(!OverlayService.matches("", etag))
+    }
+
+    /// Engine refusals become the statuses of spec §5; Retry-After is whole seconds, at least 1.
+    @Test func engineErrors() {
+        let invalid = APIError(EngineError.invalidField(field: "text", reason: "must not be empty"))
+        #expect(invalid.status == 422)
+        #expect(invalid.field == "text")
+        #expect(invalid.code == "invalid_field")
+        #expect(APIError(EngineError.messageNotFound(id: 5)).status == 404)
+        let ended = APIError(EngineError.messageEnded(id: 5, state: .done))
+        #expect(ended.status == 409)
+        #expect(ended.message.contains("done"))
+        for (seconds, header) in [
+            (0.0, "1"), (0.2, "1"), (1.0, "1"), (1.000_000_001, "2"), (2.75, "3"), (300.25, "301"),
+        ] {
+            let full = APIError(EngineError.queueFull(limit: 2, retryAfter: .seconds(seconds)))
+            #expect(full.status == 503)
+            #expect(full.response.header("Retry-After") == header, "\(seconds)")
+        }
+        let body = String(decoding: invalid.body, as: UTF8.self)
+        #expect(body == #"{"error":{"code":"invalid_field","message":"text must not be empty","field":"text"}}"#)
+        #expect(invalid.response.header("Content-Type") == "application/json; charset=utf-8")
+    }
+
+    /// A manual clock is not moved by anything but POST /clock; the real clock cannot be moved.
+    @Test func clockModes() {
+        let manual = Self.service()
+        #expect(Self.json(manual.respond(to: Self.request("GET", "/clock")))["now"]?.number == 0)
+        let moved = manual.respond(
+            to: Self.request(
+                "POST", "/clock", headers: [Header(name: "Content-Type", value: "application/json")],
+                body: #"{"advance": 1e9}"#))
+        #expect(Self.json(moved)["now"]?.number == 1e9)
+        let real = OverlayService(configuration: ServiceConfiguration())
+        defer { real.shutdown() }
+        let refused = real.respond(to: Self.request("POST", "/clock", body: "1"))
+        #expect(refused.status == 409)
+        #expect(Self.json(refused)["error"]?["code"]?.string == "clock_not_manual")
+    }
+
+    /// The access log percent-encodes what could forge or break a line.
+    @Test func accessLogEscaping() {
+        #expect(AccessLog.escaped("/messages/1") == "/messages/1")
+        #expect(AccessLog.escaped("/a b\"c%\n") == "/a%20b%22c%25%0A")
+        #expect(AccessLog.escaped("/é") == "/%C3%A9")
+        #expect(AccessLog.escaped("/\u{7F}\u{0}") == "/%7F%00")
+    }
+}
