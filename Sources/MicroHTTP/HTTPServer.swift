@@ -58,6 +58,8 @@ public final class HTTPServer: Sendable {
     let inFlight = Mutex(Set<ObjectIdentifier>())
     /// Responders waiting with a suspended connection, answered 503 when the server stops.
     let suspended = Mutex([ObjectIdentifier: HTTPResponder]())
+    /// Streams being sent, ended when the server stops.
+    let streams = Mutex([ObjectIdentifier: HTTPStream]())
     /// The port the server listens on.
     public var port: Int { boundPort.load(ordering: .relaxed) }
 
@@ -110,6 +112,9 @@ public final class HTTPServer: Sendable {
         let listener = MHD_quiesce_daemon(running)
         if listener >= 0 { close(listener) }
         let waiting = suspended.withLock { Array($0.values) }
+        for stream in streams.withLock({ Array($0.values) }) {
+            stream.end()
+        }
         for responder in waiting {
             responder.respond(
                 HTTPResponse(
@@ -243,14 +248,21 @@ public final class HTTPResponder: @unchecked Sendable {
         /// The handler returned without answering; the connection waits, suspended.
         case suspended
         /// An answer is ready to be queued.
-        case ready(HTTPResponse)
+        case ready(Reply)
         /// The answer went to libmicrohttpd (status and bytes recorded).
         case sent(status: Int, bytes: Int)
         /// libmicrohttpd completed the request; the connection must not be touched again.
         case finished(status: Int, bytes: Int)
     }
 
+    private enum Reply {
+        case full(HTTPResponse)
+        case stream(status: Int, headers: [Header], HTTPStream)
+    }
+
     private let state = Mutex(State.handling)
+    /// The stream this request answers with, once it has one (for the byte count in the log).
+    private let streamed = Mutex<HTTPStream?>(nil)
 
     fileprivate init(server: HTTPServer, connection: OpaquePointer, method: String, path: String) {
         self.server = server
@@ -259,21 +271,34 @@ public final class HTTPResponder: @unchecked Sendable {
         self.path = path
     }
 
-    /// Answers the request. Only the first call counts.
+    /// Answers the request. Only the first answer counts.
     public func respond(_ response: HTTPResponse) {
-        let resume = state.withLock { state -> Bool in
+        answer(.full(response))
+    }
+
+    /// Answers with a body of unknown length that the caller writes as it goes (Server-Sent
+    /// Events); the response is sent chunked. Returns nil if the request was already answered.
+    public func stream(status: Int = 200, headers: [Header]) -> HTTPStream? {
+        let stream = HTTPStream(connection: connection)
+        return answer(.stream(status: status, headers: headers, stream)) ? stream : nil
+    }
+
+    @discardableResult
+    private func answer(_ reply: Reply) -> Bool {
+        let (accepted, resume) = state.withLock { state -> (Bool, Bool) in
             switch state {
             case .handling:
-                state = .ready(response)
-                return false
+                state = .ready(reply)
+                return (true, false)
             case .suspended:
-                state = .ready(response)
-                return true
+                state = .ready(reply)
+                return (true, true)
             case .ready, .sent, .finished:
-                return false
+                return (false, false)
             }
         }
         if resume { MHD_resume_connection(connection) }
+        return accepted
     }
 
     /// Whether an answer has been given (or the request is over).
@@ -296,11 +321,14 @@ public final class HTTPResponder: @unchecked Sendable {
         }
         // Suspend while holding the state lock, so that a respond() from another thread either
         // sees `.ready` queued here or finds the connection already suspended and resumes it.
-        let ready: HTTPResponse? = state.withLock { state in
+        let ready: Reply? = state.withLock { state in
             switch state {
-            case .ready(let response):
-                state = .sent(status: response.status, bytes: response.body.count)
-                return response
+            case .ready(let reply):
+                switch reply {
+                case .full(let response): state = .sent(status: response.status, bytes: response.body.count)
+                case .stream(let status, _, _): state = .sent(status: status, bytes: 0)
+                }
+                return reply
             case .handling:
                 MHD_suspend_connection(connection)
                 state = .suspended
@@ -312,7 +340,12 @@ public final class HTTPResponder: @unchecked Sendable {
         }
         guard let ready else { return .YES }
         server.suspended.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(self)) }
-        return queue(ready, on: connection)
+        switch ready {
+        case .full(let response):
+            return queue(response, on: connection)
+        case .stream(let status, let headers, let stream):
+            return queue(stream, status: status, headers: headers, on: connection)
+        }
     }
 
     /// A body over the limit: answer 413 now; libmicrohttpd discards the rest and closes.
@@ -334,19 +367,48 @@ public final class HTTPResponder: @unchecked Sendable {
             MHD_create_response_from_buffer(
                 bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
         }
+        return queue(created, status: response.status, headers: response.headers, on: connection)
+    }
+
+    /// A streamed body: libmicrohttpd pulls it through `HTTPStream.read`, and releases the stream
+    /// (its retain, taken here) when the response is destroyed.
+    private func queue(
+        _ stream: HTTPStream, status: Int, headers: [Header], on connection: OpaquePointer
+    ) -> MHD_Result {
+        streamed.withLock { $0 = stream }
+        server.streams.withLock { $0[ObjectIdentifier(stream)] = stream }
+        let created = MHD_create_response_from_callback(
+            UInt64.max, 4096,
+            { context, _, buffer, size in
+                Unmanaged<HTTPStream>.fromOpaque(context!).takeUnretainedValue().read(into: buffer!, capacity: size)
+            },
+            Unmanaged.passRetained(stream).toOpaque(),
+            { context in
+                Unmanaged<HTTPStream>.fromOpaque(context!).takeRetainedValue().released()
+            })
+        return queue(created, status: status, headers: headers, on: connection)
+    }
+
+    private func queue(
+        _ created: OpaquePointer?, status: Int, headers: [Header], on connection: OpaquePointer
+    ) -> MHD_Result {
         guard let created else { return .NO }
-        for header in response.headers {
+        for header in headers {
             _ = MHD_add_response_header(created, header.name, header.value)
         }
-        let result = MHD_queue_response(connection, UInt32(response.status), created)
+        let result = MHD_queue_response(connection, UInt32(status), created)
         MHD_destroy_response(created)
         return result
     }
 
     fileprivate func finish() {
+        let streamedBytes = streamed.withLock { $0?.bytesSent }
+        if let stream = streamed.withLock({ $0 }) {
+            server.streams.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(stream)) }
+        }
         state.withLock { state in
             switch state {
-            case .sent(let status, let bytes): state = .finished(status: status, bytes: bytes)
+            case .sent(let status, let bytes): state = .finished(status: status, bytes: streamedBytes ?? bytes)
             case .handling, .suspended, .ready: state = .finished(status: 0, bytes: 0)
             case .finished: break
             }

@@ -41,56 +41,69 @@ final class ServiceClock: Sendable {
     }
 }
 
-/// One overlay: an engine behind a lock, with its deadline registered with the scheduler.
+/// One overlay: an engine behind a lock, the readers waiting for its next version (long-poll),
+/// and the event streams that receive every version (Server-Sent Events).
 ///
-/// Every access goes through `withEngine`: the engine first reaches the current time (read under
-/// the lock, so time never runs backwards between callers), the caller's work runs, and only after
-/// the lock is released is the next deadline handed to the scheduler.
+/// Every access goes through one path: under the lock the engine first reaches the current time
+/// (read under the lock, so time never runs backwards between callers), the caller's work runs,
+/// and a change of version takes the waiters and lists the streams. Only after the lock is
+/// released are deadlines handed to the scheduler and readers answered, with the overlay encoded
+/// once for all of them.
 final class Channel: Sendable {
     let name: String
     private let number: Int
     private let clock: ServiceClock
-    private let scheduler: DeadlineScheduler?
+    private let scheduler: DeadlineScheduler
+    private let encoder: OverlayEncoder
+
+    private struct Waiter {
+        var since: UInt64
+        /// Monotonic nanoseconds after which the waiter gets 304.
+        var deadline: Int64
+        var responder: HTTPResponder
+    }
 
     private struct State {
         var engine: OverlayEngine
-        /// The deadline last handed to the scheduler, to skip rescheduling when it has not moved.
+        /// The engine deadline last handed to the scheduler, to skip rescheduling when it has not moved.
         var scheduled: Instant?
+        var waiters: [Waiter] = []
+        /// The waiter deadline last handed to the scheduler.
+        var waitersScheduled: Int64?
+        var subscribers: [Int: Subscriber] = [:]
+        var nextTicket = 0
+    }
+
+    /// What to do once the lock is released.
+    private struct Effects {
+        var reschedule: Instant?? = nil
+        var rescheduleWaiters: Int64?? = nil
+        /// The overlay after a change, with the readers to tell.
+        var changed: OverlaySnapshot? = nil
+        var answered: [Waiter] = []
+        var subscribers: [Subscriber] = []
+        /// Waiters whose time is up, with the version they see unchanged.
+        var expired: [Waiter] = []
+        var expiredVersion: UInt64 = 0
     }
 
     private let state: Mutex<State>
 
     init(
         name: String, number: Int, configuration: EngineConfiguration, clock: ServiceClock,
-        scheduler: DeadlineScheduler?
+        scheduler: DeadlineScheduler, encoder: OverlayEncoder
     ) {
         self.name = name
         self.number = number
         self.clock = clock
         self.scheduler = scheduler
+        self.encoder = encoder
         self.state = Mutex(State(engine: OverlayEngine(configuration: configuration, now: clock.now())))
     }
 
     /// Runs `body` on the engine at the current time, under the channel's lock.
     func withEngine<T: Sendable>(_ body: (inout OverlayEngine, Instant) throws(APIError) -> T) throws(APIError) -> T {
-        let outcome: Result<T, APIError>
-        let reschedule: Instant??
-        (outcome, reschedule) = state.withLock { state -> (Result<T, APIError>, Instant??) in
-            let now = clock.now()
-            state.engine.advance(to: now)
-            let outcome: Result<T, APIError>
-            do throws(APIError) {
-                outcome = .success(try body(&state.engine, now))
-            } catch {
-                outcome = .failure(error)
-            }
-            let next = state.engine.nextDeadline
-            guard next != state.scheduled else { return (outcome, nil) }
-            state.scheduled = next
-            return (outcome, .some(next))
-        }
-        if let reschedule { schedule(reschedule) }
-        return try outcome.get()
+        try access { (state, now) throws(APIError) in try body(&state.engine, now) }
     }
 
     /// Reaches every deadline up to now; the scheduler's firing and the manual clock call this.
@@ -98,10 +111,139 @@ final class Channel: Sendable {
         _ = try? withEngine { _, _ in () }
     }
 
-    private func schedule(_ deadline: Instant?) {
-        guard let scheduler else { return }
-        scheduler.schedule(key: number, at: deadline.map(clock.monotonic(at:))) { [weak self] in
-            self?.deadlineReached()
+    // MARK: - Long-poll
+
+    /// Answers `responder` with the overlay as soon as its version differs from `since`: now if it
+    /// already does, else at the next change, or with 304 once `seconds` of wall-clock time pass.
+    func wait(since: UInt64, seconds: Double, responder: HTTPResponder) {
+        let deadline = MonotonicClock.nanoseconds() + Int64(seconds * 1e9)
+        let current: OverlaySnapshot? = access { state, now in
+            guard state.engine.version == since else { return state.engine.overlay(at: now) }
+            state.waiters.append(Waiter(since: since, deadline: deadline, responder: responder))
+            return nil
+        }
+        if let current { responder.respond(encoder.response(current)) }
+    }
+
+    /// The scheduler's firing for waiter deadlines: the access answers 304 to every waiter whose
+    /// time is up and schedules the next.
+    private func waitersDue() {
+        access { _, _ in }
+    }
+
+    // MARK: - Server-Sent Events
+
+    /// Adds an event stream. It receives the current overlay at once unless `lastEventID` is the
+    /// current version (a reconnecting client that has seen it), then every new version.
+    func subscribe(_ stream: HTTPStream, lastEventID: UInt64?) {
+        let (ticket, subscriber, current) = access { state, now -> (Int, Subscriber, OverlaySnapshot?) in
+            let ticket = state.nextTicket
+            state.nextTicket += 1
+            // An id that is not the current version (older, or from before a restart of an
+            // ephemeral server) gets the current overlay at once.
+            let upToDate = state.engine.version == lastEventID
+            let subscriber = Subscriber(stream: stream, lastSent: upToDate ? lastEventID : nil)
+            state.subscribers[ticket] = subscriber
+            return (ticket, subscriber, upToDate ? nil : state.engine.overlay(at: now))
+        }
+        stream.onClose { [weak self] in self?.unsubscribe(ticket) }
+        if let current { subscriber.deliver(current.version, encoder.event(current), limit: encoder.streamBufferBytes) }
+    }
+
+    private func unsubscribe(_ ticket: Int) {
+        state.withLock { _ = $0.subscribers.removeValue(forKey: ticket) }
+    }
+
+    /// Sends `comment` to every stream, so that proxies keep them open and dead clients are found.
+    func heartbeat(_ comment: [UInt8]) {
+        for subscriber in state.withLock({ Array($0.subscribers.values) }) {
+            _ = subscriber.stream.send(comment, limit: encoder.streamBufferBytes)
+        }
+    }
+
+    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+    var waiterCount: Int { state.withLock { $0.waiters.count } }
+
+    // MARK: - The one path
+
+    @discardableResult
+    private func access<T, E: Error>(_ body: (inout State, Instant) throws(E) -> T) throws(E) -> T {
+        let (outcome, effects) = state.withLock { state -> (Result<T, E>, Effects) in
+            let before = state.engine.version
+            let waitersBefore = state.waiters.count
+            let now = clock.now()
+            state.engine.advance(to: now)
+            let outcome: Result<T, E>
+            do throws(E) {
+                outcome = .success(try body(&state, now))
+            } catch {
+                outcome = .failure(error)
+            }
+            var effects = Effects()
+            var waitersChanged = state.waiters.count != waitersBefore
+            if state.engine.version != before {
+                effects.changed = state.engine.overlay(at: now)
+                effects.subscribers = Array(state.subscribers.values)
+                if !state.waiters.isEmpty {
+                    effects.answered = state.waiters
+                    state.waiters = []
+                    waitersChanged = true
+                }
+            }
+            // Waiters are only scanned once the earliest of them is due, not on every access.
+            let monotonicNow = MonotonicClock.nanoseconds()
+            if let earliest = state.waitersScheduled, earliest <= monotonicNow {
+                effects.expired = state.waiters.filter { $0.deadline <= monotonicNow }
+                effects.expiredVersion = state.engine.version
+                state.waiters.removeAll { $0.deadline <= monotonicNow }
+                waitersChanged = true
+            }
+            if waitersChanged {
+                let nextWaiter = state.waiters.map(\.deadline).min()
+                if nextWaiter != state.waitersScheduled {
+                    state.waitersScheduled = nextWaiter
+                    effects.rescheduleWaiters = .some(nextWaiter)
+                }
+            }
+            if clock.mode == .real {
+                let next = state.engine.nextDeadline
+                if next != state.scheduled {
+                    state.scheduled = next
+                    effects.reschedule = .some(next)
+                }
+            }
+            return (outcome, effects)
+        }
+        perform(effects)
+        return try outcome.get()
+    }
+
+    private func perform(_ effects: Effects) {
+        if let reschedule = effects.reschedule {
+            scheduler.schedule(key: number * 2, at: reschedule.map(clock.monotonic(at:))) { [weak self] in
+                self?.deadlineReached()
+            }
+        }
+        if let reschedule = effects.rescheduleWaiters {
+            scheduler.schedule(key: number * 2 + 1, at: reschedule) { [weak self] in
+                self?.waitersDue()
+            }
+        }
+        if let overlay = effects.changed {
+            if !effects.answered.isEmpty {
+                let response = encoder.response(overlay)
+                for waiter in effects.answered { waiter.responder.respond(response) }
+            }
+            if !effects.subscribers.isEmpty {
+                let event = encoder.event(overlay)
+                for subscriber in effects.subscribers {
+                    subscriber.deliver(overlay.version, event, limit: encoder.streamBufferBytes)
+                }
+            }
+        }
+        if !effects.expired.isEmpty {
+            let response = encoder.notModified(version: effects.expiredVersion)
+            for waiter in effects.expired { waiter.responder.respond(response) }
         }
     }
 
@@ -110,5 +252,28 @@ final class Channel: Sendable {
         // access schedules whatever deadline comes next even if it is the same instant.
         state.withLock { $0.scheduled = nil }
         advanceToNow()
+    }
+}
+
+/// An event stream and the last version it was sent.
+///
+/// Two changes can finish on two threads in either order; a stream must still see versions only
+/// grow, so delivery checks and sends under this small lock. `HTTPStream.send` only appends to a
+/// buffer and may wake the connection; it never waits.
+final class Subscriber: Sendable {
+    let stream: HTTPStream
+    private let lastSent: Mutex<UInt64?>
+
+    init(stream: HTTPStream, lastSent: UInt64?) {
+        self.stream = stream
+        self.lastSent = Mutex(lastSent)
+    }
+
+    func deliver(_ version: UInt64, _ event: [UInt8], limit: Int) {
+        lastSent.withLock { last in
+            if let last, version <= last { return }
+            last = version
+            stream.send(event, limit: limit)
+        }
     }
 }

@@ -134,6 +134,7 @@ public enum ConfigurationLoader {
         try reader.bool("ephemeral") { c.ephemeral = $0 }
         try reader.integer("threads", in: 1...64) { c.threads = $0 }
         try reader.bool("accessLog") { c.accessLog = $0 }
+        try reader.number("heartbeatSeconds", in: 0.01...3600) { c.heartbeatSeconds = $0 }
         try reader.object("devices") { devices throws(ConfigurationError) in
             for name in devices.keys {
                 guard ChannelName.isValid(name) else {
@@ -193,17 +194,22 @@ public enum ConfigurationLoader {
             }
         }
         try reader.object("limits") { limits throws(ConfigurationError) in
-            try limits.rejectUnknown(["maxBodyBytes", "connectionLimit", "connectionTimeout"])
+            try limits.rejectUnknown([
+                "maxBodyBytes", "connectionLimit", "connectionTimeout", "maxChannels", "eventBufferBytes",
+            ])
             try limits.integer("maxBodyBytes", in: 1...(16 * 1024 * 1024)) { c.maxBodyBytes = $0 }
             try limits.integer("connectionLimit", in: 1...1_000_000) { c.connectionLimit = $0 }
             try limits.integer("connectionTimeout", in: 0...86_400) { c.connectionTimeout = $0 }
+            try limits.integer("maxChannels", in: 1...1_000_000) { c.maxChannels = $0 }
+            try limits.integer("eventBufferBytes", in: 1024...(64 * 1024 * 1024)) { c.eventBufferBytes = $0 }
         }
         try reader.rejectUnknown(ConfigurationLoader.topLevelKeys)
         configuration = c
     }
 
     static let topLevelKeys = [
-        "host", "port", "clock", "device", "orientation", "dataDir", "ephemeral", "threads", "accessLog", "devices",
+        "host", "port", "clock", "device", "orientation", "dataDir", "ephemeral", "threads", "accessLog",
+        "heartbeatSeconds", "devices",
         "showStyle", "curve", "showDuration", "hideDuration", "rotationDuration", "durations", "completeDuration",
         "maxStickySeconds", "maxQueue", "historySize", "inset", "progressBar", "styles", "limits",
     ]

@@ -14,7 +14,7 @@ final class Metrics: Sendable {
         responses.withLock { $0[status, default: 0] += 1 }
     }
 
-    func render(channels: [(name: String, overlay: OverlaySnapshot)]) -> String {
+    func render(channels: [(name: String, overlay: OverlaySnapshot, subscribers: Int, waiters: Int)]) -> String {
         var text = """
             # HELP overlayd_http_responses_total HTTP responses sent, by status.
             # TYPE overlayd_http_responses_total counter
@@ -41,6 +41,22 @@ final class Metrics: Sendable {
             """
         for channel in channels {
             text += "overlayd_overlay_version{channel=\"\(channel.name)\"} \(channel.overlay.version)\n"
+        }
+        text += """
+            # HELP overlayd_event_streams Open Server-Sent Event streams, by channel.
+            # TYPE overlayd_event_streams gauge
+
+            """
+        for channel in channels {
+            text += "overlayd_event_streams{channel=\"\(channel.name)\"} \(channel.subscribers)\n"
+        }
+        text += """
+            # HELP overlayd_long_poll_waiters Long-poll requests waiting for a change, by channel.
+            # TYPE overlayd_long_poll_waiters gauge
+
+            """
+        for channel in channels {
+            text += "overlayd_long_poll_waiters{channel=\"\(channel.name)\"} \(channel.waiters)\n"
         }
         text += """
             # HELP overlayd_overlay_phase 1 for the phase each channel's overlay is in.

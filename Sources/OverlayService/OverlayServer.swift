@@ -28,7 +28,7 @@ public final class OverlayServer: Sendable {
             http = try HTTPServer(
                 options: options,
                 handler: { request, responder in
-                    responder.respond(service.respond(to: request))
+                    service.handle(request, responder)
                 },
                 observer: { exchange in
                     metrics.responded(status: exchange.status)

@@ -1,98 +1,209 @@
 import MicroHTTP
 import OverlayEngine
 
-/// The overlay service: routes HTTP requests to the channel's engine and answers in JSON (spec §5).
+/// The overlay service: routes HTTP requests to the channels' engines and answers in JSON (spec §5).
 ///
-/// `respond(to:)` needs no socket, so route tests call it directly; `OverlayServer` puts it behind
-/// libmicrohttpd.
+/// `respond(to:)` needs no socket, so route tests call it directly; `handle(_:_:)` is what
+/// `OverlayServer` puts behind libmicrohttpd, where a long-poll or an event stream answers later.
 public final class OverlayService: Sendable {
     public let configuration: ServiceConfiguration
     let clock: ServiceClock
-    let scheduler: DeadlineScheduler?
-    let channel: Channel
+    let scheduler: DeadlineScheduler
+    let channels: ChannelRegistry
+    let encoder: OverlayEncoder
     let metrics = Metrics()
 
     public static let version = "0.1.0"
+    /// The longest a long-poll may wait (spec §5).
+    static let maximumWait = 60.0
 
     public init(configuration: ServiceConfiguration) {
+        let clock = ServiceClock(mode: configuration.clock)
+        let scheduler = DeadlineScheduler()
+        let encoder = OverlayEncoder(streamBufferBytes: configuration.eventBufferBytes)
+        let engine = configuration.engineConfiguration
         self.configuration = configuration
-        self.clock = ServiceClock(mode: configuration.clock)
-        self.scheduler = configuration.clock == .real ? DeadlineScheduler() : nil
-        self.channel = Channel(
-            name: "default", number: 0, configuration: configuration.engineConfiguration, clock: clock,
-            scheduler: scheduler)
+        self.clock = clock
+        self.scheduler = scheduler
+        self.encoder = encoder
+        self.channels = ChannelRegistry(limit: configuration.maxChannels) { name, number in
+            Channel(
+                name: name, number: number, configuration: engine, clock: clock, scheduler: scheduler,
+                encoder: encoder)
+        }
+        scheduleHeartbeat()
     }
 
     /// Stops the timer thread. The service answers no deadline after this.
     public func shutdown() {
-        scheduler?.stop()
+        scheduler.stop()
     }
 
-    /// Answers one request.
+    /// What a request asks for: an answer now, or a reader to hold.
+    enum Routed {
+        case response(HTTPResponse)
+        /// Long-poll: answer once the version differs from `since`, or 304 after `seconds`.
+        case wait(Channel, since: UInt64, seconds: Double)
+        /// Server-Sent Events from the channel.
+        case events(Channel, lastEventID: UInt64?)
+    }
+
+    /// Answers one request through libmicrohttpd, now or (long-poll, events) later.
+    public func handle(_ request: HTTPRequest, _ responder: HTTPResponder) {
+        switch routed(request) {
+        case .response(let response):
+            responder.respond(response)
+        case .wait(let channel, let since, let seconds):
+            channel.wait(since: since, seconds: seconds, responder: responder)
+        case .events(let channel, let lastEventID):
+            guard let stream = responder.stream(status: 200, headers: OverlayService.eventHeaders) else { return }
+            // Tell EventSource clients to reconnect after a second, not the default three.
+            stream.send(Array("retry: 1000\n\n".utf8))
+            channel.subscribe(stream, lastEventID: lastEventID)
+        }
+    }
+
+    /// Answers one request at once. A long-poll answers as if its time were up (304); an event
+    /// stream answers with its first event only. For tests without sockets.
     public func respond(to request: HTTPRequest) -> HTTPResponse {
+        switch routed(request) {
+        case .response(let response):
+            return response
+        case .wait(let channel, _, _):
+            let version = (try? channel.withEngine { engine, _ in engine.version }) ?? 0
+            return encoder.notModified(version: version)
+        case .events(let channel, _):
+            let overlay = try? channel.withEngine { engine, now in engine.overlay(at: now) }
+            return HTTPResponse(
+                status: 200, headers: OverlayService.eventHeaders, body: overlay.map(encoder.event) ?? [])
+        }
+    }
+
+    static let eventHeaders = [
+        Header(name: "Content-Type", value: "text/event-stream; charset=utf-8"),
+        Header(name: "Cache-Control", value: "no-cache"),
+        // nginx buffers responses unless told not to; an event stream must flow.
+        Header(name: "X-Accel-Buffering", value: "no"),
+    ]
+
+    private func routed(_ request: HTTPRequest) -> Routed {
         do {
             return try route(request)
         } catch {
-            return error.response
+            return .response(error.response)
         }
     }
 
     // MARK: - Routing
 
-    private func route(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+    private func route(_ request: HTTPRequest) throws(APIError) -> Routed {
         var segments = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         if segments.last == "" && segments.count > 1 { segments.removeLast() }
         let method = request.method == "HEAD" ? "GET" : request.method
         let path = Array(segments)
         switch path {
         case [""]:
-            return try on(request, method, ["GET"]) { () throws(APIError) in index() }
+            return try on(request, method, ["GET"]) { () throws(APIError) in .response(index()) }
+        case ["healthz"]:
+            return try on(request, method, ["GET"]) { () throws(APIError) in
+                .response(
+                    json(200) {
+                        $0.beginObject()
+                        $0.key("status")
+                        $0.string("ok")
+                        $0.endObject()
+                    })
+            }
+        case ["metrics"]:
+            return try on(request, method, ["GET"]) { () throws(APIError) in .response(getMetrics()) }
+        case ["clock"]:
+            return try on(request, method, ["GET", "POST"]) { () throws(APIError) in
+                .response(method == "GET" ? clockResponse(clock.now()) : try postClock(request))
+            }
+        case ["channels"]:
+            return try on(request, method, ["GET"]) { () throws(APIError) in .response(listChannels()) }
+        case ["events"]:
+            // `/events?channel=name` is `/channels/name/events`.
+            let name = OverlayService.queryValue(request, "channel") ?? ChannelRegistry.defaultName
+            return try channelRoute(request, method, try channelName(name), ["events"], prefix: "/channels/\(name)")
+        case _ where path.count >= 2 && path[0] == "channels":
+            let name = try channelName(String(path[1]))
+            if path.count == 2 {
+                return try on(request, method, ["GET"]) { () throws(APIError) in .response(try channelSummary(name)) }
+            }
+            return try channelRoute(request, method, name, Array(path[2...]), prefix: "/channels/\(name)")
+        default:
+            return try channelRoute(request, method, ChannelRegistry.defaultName, path, prefix: "")
+        }
+    }
+
+    /// The paths every channel has; `prefix` is how this request named the channel.
+    private func channelRoute(
+        _ request: HTTPRequest, _ method: String, _ name: String, _ path: [Substring], prefix: String
+    ) throws(APIError) -> Routed {
+        switch path {
         case ["messages"]:
             return try on(request, method, ["GET", "POST"]) { () throws(APIError) in
-                method == "GET" ? try listMessages() : try postMessage(request)
+                .response(method == "GET" ? listMessages(name) : try postMessage(name, request, prefix: prefix))
             }
         case _ where path.count == 2 && path[0] == "messages":
             return try on(request, method, ["GET", "PATCH", "DELETE"]) { () throws(APIError) in
                 let id = try messageID(path[1])
                 switch method {
-                case "GET": return try getMessage(id)
-                case "PATCH": return try patchMessage(id, request)
-                default: return try deleteMessage(id)
+                case "GET": return .response(try getMessage(name, id))
+                case "PATCH": return .response(try patchMessage(name, id, request))
+                default: return .response(try deleteMessage(name, id))
                 }
             }
         case ["overlay"]:
-            return try on(request, method, ["GET"]) { () throws(APIError) in try getOverlay(request) }
+            return try on(request, method, ["GET"]) { () throws(APIError) in try getOverlay(name, request) }
         case ["orientation"]:
-            return try on(request, method, ["PUT"]) { () throws(APIError) in try putOrientation(request) }
-        case ["healthz"]:
+            return try on(request, method, ["PUT"]) { () throws(APIError) in .response(try putOrientation(name, request)) }
+        case ["device"]:
+            return try on(request, method, ["PUT"]) { () throws(APIError) in .response(try putDevice(name, request)) }
+        case ["events"]:
             return try on(request, method, ["GET"]) { () throws(APIError) in
-                json(200) {
-                    $0.beginObject()
-                    $0.key("status")
-                    $0.string("ok")
-                    $0.endObject()
-                }
-            }
-        case ["metrics"]:
-            return try on(request, method, ["GET"]) { () throws(APIError) in try getMetrics() }
-        case ["clock"]:
-            return try on(request, method, ["GET", "POST"]) { () throws(APIError) in
-                method == "GET" ? clockResponse(clock.now()) : try postClock(request)
+                .events(try channels.obtain(name), lastEventID: try lastEventID(request))
             }
         default:
             throw .notFound("no such path: \(request.path)")
         }
     }
 
+    private func channelName(_ name: String) throws(APIError) -> String {
+        guard ChannelName.isValid(name) else {
+            throw .badRequest("a channel name is 1 to 64 of A-Z a-z 0-9 . _ -", field: "channel")
+        }
+        return name
+    }
+
+    /// Reads a channel without creating it: one that does not exist shows what a new one would.
+    private func read<T: Sendable>(_ name: String, _ body: (OverlayEngine, Instant) -> T) -> T {
+        if let channel = channels.existing(name) {
+            return (try? channel.withEngine { engine, now in body(engine, now) }) ?? body(fresh(), clock.now())
+        }
+        return body(fresh(), clock.now())
+    }
+
+    private func fresh() -> OverlayEngine {
+        OverlayEngine(configuration: configuration.engineConfiguration, now: clock.now())
+    }
+
+    static func queryValue(_ request: HTTPRequest, _ name: String) -> String? {
+        request.query.first { $0.name == name }.map { $0.value ?? "" }
+    }
+
     /// Runs `handler` if the method is allowed here; answers OPTIONS with the allowed methods and
     /// anything else with 405 and `Allow`.
     private func on(
-        _ request: HTTPRequest, _ method: String, _ allowed: [String], _ handler: () throws(APIError) -> HTTPResponse
-    ) throws(APIError) -> HTTPResponse {
+        _ request: HTTPRequest, _ method: String, _ allowed: [String], _ handler: () throws(APIError) -> Routed
+    ) throws(APIError) -> Routed {
         let methods = allowed.contains("GET") ? allowed + ["HEAD"] : allowed
         if method == "OPTIONS" {
-            return HTTPResponse(
-                status: 204, headers: [Header(name: "Allow", value: (methods + ["OPTIONS"]).joined(separator: ", "))])
+            return .response(
+                HTTPResponse(
+                    status: 204,
+                    headers: [Header(name: "Allow", value: (methods + ["OPTIONS"]).joined(separator: ", "))]))
         }
         guard allowed.contains(method) else {
             throw .methodNotAllowed(request.method, allowed: methods + ["OPTIONS"])
@@ -122,7 +233,8 @@ public final class OverlayService: Sendable {
             $0.beginArray()
             for endpoint in [
                 "POST /messages", "GET /messages", "GET /messages/{id}", "PATCH /messages/{id}",
-                "DELETE /messages/{id}", "GET /overlay", "PUT /orientation", "GET /healthz", "GET /metrics",
+                "DELETE /messages/{id}", "GET /overlay", "PUT /orientation", "PUT /device", "GET /events",
+                "GET /channels", "GET /channels/{name}", "/channels/{name}/…", "GET /healthz", "GET /metrics",
                 "GET /clock", "POST /clock",
             ] {
                 $0.string(endpoint)
@@ -135,31 +247,20 @@ public final class OverlayService: Sendable {
     private static let postFields: Set<String> = ["kind", "text", "progress", "duration", "immediate", "key"]
     private static let patchFields: Set<String> = ["kind", "text", "progress", "duration"]
 
-    private func postMessage(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+    private func postMessage(_ name: String, _ request: HTTPRequest, prefix: String) throws(APIError) -> HTTPResponse {
         let fields = try RequestFields(request, textField: "text")
         try fields.rejectUnknown(allowing: OverlayService.postFields)
         let input = try messageInput(fields)
-        let outcome = try channel.withEngine { (engine, now) throws(APIError) in
-            switch engine.post(input, at: now) {
-            case .success(let outcome): return outcome
-            case .failure(let error): throw APIError(error)
-            }
+        let outcome = try channels.obtain(name).withEngine { (engine, now) throws(APIError) in
+            try engine.post(input, at: now).get(orThrow: APIError.init)
         }
-        switch outcome {
-        case .created(let message):
-            metrics.messagePosted()
-            return json(202, headers: [Header(name: "Location", value: "/messages/\(message.id)")]) {
-                $0.message(message)
-            }
-        case .updated(let message):
-            return json(200, headers: [Header(name: "Location", value: "/messages/\(message.id)")]) {
-                $0.message(message)
-            }
-        }
+        let location = [Header(name: "Location", value: "\(prefix)/messages/\(outcome.message.id)")]
+        if case .created = outcome { metrics.messagePosted() }
+        return json(outcome.isCreated ? 202 : 200, headers: location) { $0.message(outcome.message) }
     }
 
-    private func listMessages() throws(APIError) -> HTTPResponse {
-        let messages = try channel.withEngine { engine, _ in engine.liveMessages }
+    private func listMessages(_ name: String) -> HTTPResponse {
+        let messages = read(name) { engine, _ in engine.liveMessages }
         return json(200) {
             $0.beginObject()
             $0.key("messages")
@@ -170,46 +271,73 @@ public final class OverlayService: Sendable {
         }
     }
 
-    private func getMessage(_ id: Int64) throws(APIError) -> HTTPResponse {
-        let message = try channel.withEngine { engine, _ in engine.message(id: id) }
-        guard let message else { throw APIError(EngineError.messageNotFound(id: id)) }
+    private func getMessage(_ name: String, _ id: Int64) throws(APIError) -> HTTPResponse {
+        guard let message = read(name, { engine, _ in engine.message(id: id) }) else {
+            throw APIError(EngineError.messageNotFound(id: id))
+        }
         return json(200) { $0.message(message) }
     }
 
-    private func patchMessage(_ id: Int64, _ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+    private func patchMessage(_ name: String, _ id: Int64, _ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let fields = try RequestFields(request, textField: "text")
-        for name in ["immediate", "key"] where fields.contains(name) {
-            throw .badRequest("\(name) cannot be changed after posting", field: name)
+        for field in ["immediate", "key"] where fields.contains(field) {
+            throw .badRequest("\(field) cannot be changed after posting", field: field)
         }
         try fields.rejectUnknown(allowing: OverlayService.patchFields)
         let input = try messageInput(fields)
-        let message = try channel.withEngine { (engine, now) throws(APIError) in
-            switch engine.update(id: id, with: input, at: now) {
-            case .success(let message): return message
-            case .failure(let error): throw APIError(error)
-            }
+        let message = try existingChannel(name, messageID: id).withEngine { (engine, now) throws(APIError) in
+            try engine.update(id: id, with: input, at: now).get(orThrow: APIError.init)
         }
         return json(200) { $0.message(message) }
     }
 
-    private func deleteMessage(_ id: Int64) throws(APIError) -> HTTPResponse {
-        let message = try channel.withEngine { (engine, now) throws(APIError) in
-            switch engine.delete(id: id, at: now) {
-            case .success(let message): return message
-            case .failure(let error): throw APIError(error)
-            }
+    private func deleteMessage(_ name: String, _ id: Int64) throws(APIError) -> HTTPResponse {
+        let message = try existingChannel(name, messageID: id).withEngine { (engine, now) throws(APIError) in
+            try engine.delete(id: id, at: now).get(orThrow: APIError.init)
         }
         return json(200) { $0.message(message) }
     }
 
-    private func getOverlay(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let overlay = try channel.withEngine { engine, now in engine.overlay(at: now) }
-        let etag = "W/\"\(overlay.version)\""
-        let headers = [Header(name: "ETag", value: etag), Header(name: "Cache-Control", value: "no-cache")]
+    /// A message can only be changed in a channel that exists: anywhere else it is unknown.
+    private func existingChannel(_ name: String, messageID: Int64) throws(APIError) -> Channel {
+        guard let channel = channels.existing(name) else { throw APIError(EngineError.messageNotFound(id: messageID)) }
+        return channel
+    }
+
+    /// `GET /overlay`: 304 while `If-None-Match` (or `?since=`) names the current version; with
+    /// `?wait=N` the request is held until the version changes or N seconds pass.
+    private func getOverlay(_ name: String, _ request: HTTPRequest) throws(APIError) -> Routed {
+        let since: UInt64?
+        if let text = OverlayService.queryValue(request, "since") {
+            guard let version = UInt64(text.trimmingSpaces()) else {
+                throw .badRequest("since must be a version number, not \"\(text)\"", field: "since")
+            }
+            since = version
+        } else {
+            since = request.header("If-None-Match").flatMap(OverlayService.version(fromTags:))
+        }
+        var wait = 0.0
+        if let text = OverlayService.queryValue(request, "wait") {
+            guard let seconds = Double(text.trimmingSpaces()), seconds.isFinite else {
+                throw .badRequest("wait must be a number of seconds, not \"\(text)\"", field: "wait")
+            }
+            guard (0...OverlayService.maximumWait).contains(seconds) else {
+                throw .invalidField("wait", "must be between 0 and \(Int(OverlayService.maximumWait)) seconds")
+            }
+            wait = seconds
+        }
+        if wait > 0, let since {
+            return .wait(try channels.obtain(name), since: since, seconds: wait)
+        }
+        let overlay = read(name) { engine, now in engine.overlay(at: now) }
+        let etag = OverlayEncoder.etag(overlay.version)
         if let tags = request.header("If-None-Match"), OverlayService.matches(tags, etag) {
-            return HTTPResponse(status: 304, headers: headers)
+            return .response(encoder.notModified(version: overlay.version))
         }
-        return json(200, headers: headers) { $0.overlay(overlay) }
+        if since == overlay.version {
+            return .response(encoder.notModified(version: overlay.version))
+        }
+        return .response(encoder.response(overlay))
     }
 
     /// Whether an If-None-Match list names `etag` (weak comparison, RFC 9110 §13.1.2).
@@ -221,21 +349,87 @@ public final class OverlayService: Sendable {
         }
     }
 
-    private func putOrientation(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+    /// The version an If-None-Match header names (`W/"7"` or `"7"`; the first of a list).
+    static func version(fromTags header: String) -> UInt64? {
+        for candidate in header.split(separator: ",") {
+            var tag = Substring(candidate.trimmingSpaces())
+            if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+            guard tag.count >= 2, tag.first == "\"", tag.last == "\"" else { continue }
+            if let version = UInt64(tag.dropFirst().dropLast()) { return version }
+        }
+        return nil
+    }
+
+    /// `Last-Event-ID` (what EventSource sends on reconnecting), or `?lastEventId=` for clients
+    /// that cannot set headers.
+    private func lastEventID(_ request: HTTPRequest) throws(APIError) -> UInt64? {
+        guard let text = request.header("Last-Event-ID") ?? OverlayService.queryValue(request, "lastEventId") else {
+            return nil
+        }
+        let trimmed = text.trimmingSpaces()
+        if trimmed.isEmpty { return nil }
+        guard let version = UInt64(trimmed) else {
+            throw .badRequest("Last-Event-ID must be a version number, not \"\(text)\"", field: "Last-Event-ID")
+        }
+        return version
+    }
+
+    private func putOrientation(_ name: String, _ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let fields = try RequestFields(request, textField: "orientation")
         try fields.rejectUnknown(allowing: ["orientation"])
-        guard let name = try fields.string("orientation") else {
+        guard let text = try fields.string("orientation") else {
             throw .invalidField("orientation", "is required")
         }
-        guard let orientation = Orientation(rawValue: name.trimmingSpaces()) else {
+        guard let orientation = Orientation(rawValue: text.trimmingSpaces()) else {
             throw .invalidField(
                 "orientation", "must be one of \(Orientation.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        let overlay = try channel.withEngine { engine, now in
+        let overlay = try channels.obtain(name).withEngine { engine, now in
             engine.changeOrientation(to: orientation, at: now)
             return engine.overlay(at: now)
         }
-        return json(200, headers: [Header(name: "ETag", value: "W/\"\(overlay.version)\"")]) { $0.overlay(overlay) }
+        return encoder.response(overlay)
+    }
+
+    private func putDevice(_ name: String, _ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let fields = try RequestFields(request, textField: "device")
+        try fields.rejectUnknown(allowing: ["device"])
+        guard let text = try fields.string("device") else {
+            throw .invalidField("device", "is required")
+        }
+        guard let profile = configuration.devices[text.trimmingSpaces()] else {
+            throw .invalidField(
+                "device", "must be one of \(configuration.devices.keys.sorted().joined(separator: ", "))")
+        }
+        let overlay = try channels.obtain(name).withEngine { engine, now in
+            engine.changeDevice(to: profile, at: now)
+            return engine.overlay(at: now)
+        }
+        return encoder.response(overlay)
+    }
+
+    private func listChannels() -> HTTPResponse {
+        let summaries = channels.all.compactMap { channel in
+            try? channel.withEngine { engine, now in ChannelSummary(channel: channel, engine: engine, now: now) }
+        }
+        return json(200) {
+            $0.beginObject()
+            $0.key("channels")
+            $0.beginArray()
+            for summary in summaries { $0.channel(summary) }
+            $0.endArray()
+            $0.endObject()
+        }
+    }
+
+    private func channelSummary(_ name: String) throws(APIError) -> HTTPResponse {
+        guard let channel = channels.existing(name) else {
+            throw .notFound("no channel \(name) (a channel comes into being on its first write)")
+        }
+        let summary = try channel.withEngine { engine, now in
+            ChannelSummary(channel: channel, engine: engine, now: now)
+        }
+        return json(200) { $0.channel(summary) }
     }
 
     private func postClock(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
@@ -264,7 +458,7 @@ public final class OverlayService: Sendable {
             return to >= now ? to : nil
         }
         guard let moved else { throw .invalidField("to", "cannot move the clock back") }
-        channel.advanceToNow()
+        for channel in channels.all { channel.advanceToNow() }
         return clockResponse(moved)
     }
 
@@ -279,12 +473,27 @@ public final class OverlayService: Sendable {
         }
     }
 
-    private func getMetrics() throws(APIError) -> HTTPResponse {
-        let overlay = try channel.withEngine { engine, now in engine.overlay(at: now) }
-        let text = metrics.render(channels: [(channel.name, overlay)])
+    private func getMetrics() -> HTTPResponse {
+        let overlays = channels.all.compactMap { channel in
+            (try? channel.withEngine { engine, now in engine.overlay(at: now) }).map { (channel, $0) }
+        }
+        let text = metrics.render(
+            channels: overlays.map {
+                (name: $0.0.name, overlay: $0.1, subscribers: $0.0.subscriberCount, waiters: $0.0.waiterCount)
+            })
         return HTTPResponse(
             status: 200, headers: [Header(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8")],
             body: Array(text.utf8))
+    }
+
+    private func scheduleHeartbeat() {
+        let interval = Int64(configuration.heartbeatSeconds * 1e9)
+        scheduler.schedule(key: -1, at: MonotonicClock.nanoseconds() + interval) { [weak self] in
+            guard let self else { return }
+            let comment = Array(": heartbeat\n\n".utf8)
+            for channel in channels.all { channel.heartbeat(comment) }
+            scheduleHeartbeat()
+        }
     }
 
     // MARK: - Helpers
@@ -311,5 +520,62 @@ public final class OverlayService: Sendable {
         var writer = JSONWriter()
         write(&writer)
         return HTTPResponse(status: status, headers: [Header.json] + headers, body: writer.bytes)
+    }
+}
+
+/// One line of `GET /channels`.
+struct ChannelSummary: Sendable {
+    var name: String
+    var version: UInt64
+    var phase: Phase
+    var queued: Int
+    var device: String
+    var orientation: Orientation
+    var subscribers: Int
+
+    init(channel: Channel, engine: OverlayEngine, now: Instant) {
+        name = channel.name
+        version = engine.version
+        phase = engine.phase
+        queued = engine.queue.count
+        device = engine.device.name
+        orientation = engine.orientation
+        subscribers = 0
+    }
+}
+
+extension JSONWriter {
+    mutating func channel(_ summary: ChannelSummary) {
+        beginObject()
+        key("name")
+        string(summary.name)
+        key("version")
+        integer(summary.version)
+        key("phase")
+        string(summary.phase.rawValue)
+        key("queued")
+        integer(summary.queued)
+        key("device")
+        string(summary.device)
+        key("orientation")
+        string(summary.orientation.rawValue)
+        endObject()
+    }
+}
+
+extension Result {
+    /// The success value, or the failure turned into another error and thrown.
+    func get<E: Error>(orThrow transform: (Failure) -> E) throws(E) -> Success {
+        switch self {
+        case .success(let value): return value
+        case .failure(let error): throw transform(error)
+        }
+    }
+}
+
+extension PostOutcome {
+    var isCreated: Bool {
+        if case .created = self { return true }
+        return false
     }
 }

@@ -1,3 +1,4 @@
+import MicroHTTP
 import OverlayEngine
 
 /// The JSON shapes of spec §5, written in the order the spec shows them.
@@ -149,5 +150,39 @@ extension JSONWriter {
 
     mutating func optionalNumber(_ value: Double?) {
         if let value { number(value) } else { null() }
+    }
+}
+
+/// The overlay as readers receive it: a JSON response with its ETag, a 304, or an SSE event.
+struct OverlayEncoder: Sendable {
+    /// How much an event stream may hold for a slow client before it keeps only the latest event.
+    var streamBufferBytes: Int
+
+    func body(_ overlay: OverlaySnapshot) -> [UInt8] {
+        var writer = JSONWriter(capacity: 640)
+        writer.overlay(overlay)
+        return writer.bytes
+    }
+
+    static func etag(_ version: UInt64) -> String { "W/\"\(version)\"" }
+
+    func headers(version: UInt64) -> [Header] {
+        [Header(name: "ETag", value: OverlayEncoder.etag(version)), Header(name: "Cache-Control", value: "no-cache")]
+    }
+
+    func response(_ overlay: OverlaySnapshot) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: [Header.json] + headers(version: overlay.version), body: body(overlay))
+    }
+
+    func notModified(version: UInt64) -> HTTPResponse {
+        HTTPResponse(status: 304, headers: headers(version: version))
+    }
+
+    /// `event: overlay`, `id: <version>`, `data: <overlay JSON>` (the JSON holds no line breaks).
+    func event(_ overlay: OverlaySnapshot) -> [UInt8] {
+        var event = Array("event: overlay\nid: \(overlay.version)\ndata: ".utf8)
+        event.append(contentsOf: body(overlay))
+        event.append(contentsOf: "\n\n".utf8)
+        return event
     }
 }

@@ -31,6 +31,12 @@ public struct ServiceConfiguration: Hashable, Sendable {
     public var connectionLimit = 1024
     /// Seconds a connection may stay idle.
     public var connectionTimeout = 30
+    /// Channels that may exist at once, `default` included.
+    public var maxChannels = 1000
+    /// Bytes an event stream may hold for a slow reader before it keeps only the latest event.
+    public var eventBufferBytes = 64 * 1024
+    /// Seconds between the comment lines that keep an idle event stream open.
+    public var heartbeatSeconds = 15.0
 
     public init() {}
 

@@ -256,6 +256,8 @@ struct OverlayAPITests {
         let endpoints = response.json["endpoints"]?.array?.compactMap(\.string) ?? []
         #expect(endpoints.contains("POST /messages"))
         #expect(endpoints.contains("GET /overlay"))
-        #expect(endpoints.count == 11)
+        #expect(endpoints.contains("GET /events"))
+        #expect(endpoints.contains("GET /channels"))
+        #expect(endpoints.count == 16)
     }
 }
