@@ -17,13 +17,24 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
+        // SQLite from Debian, for the durable store.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         // The one room where C lives: libmicrohttpd turned into Request -> Response.
         .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD"], swiftSettings: strict),
         // The pure overlay state machine: no Foundation, no clock, no I/O.
         .target(name: "OverlayEngine", swiftSettings: strict),
+        // The engine's state in SQLite, written by one group-committing thread.
+        .target(name: "OverlayStore", dependencies: ["CSQLite", "OverlayEngine"], swiftSettings: strict),
         // Routes, JSON, configuration and the driver that owns the clock and the timer.
-        .target(name: "OverlayService", dependencies: ["OverlayEngine", "MicroHTTP"], swiftSettings: strict),
-        .executableTarget(name: "overlayd", dependencies: ["OverlayService"], swiftSettings: strict),
+        // openapi.yaml is compiled in (no Foundation bundle needed) and served at /openapi.yaml.
+        .target(
+            name: "OverlayService", dependencies: ["OverlayEngine", "OverlayStore", "MicroHTTP"],
+            resources: [.embedInCode("openapi.yaml")], swiftSettings: strict),
+        .executableTarget(name: "overlayd", dependencies: ["OverlayService", "OverlayStore"], swiftSettings: strict),
         .testTarget(name: "OverlayEngineTests", dependencies: ["OverlayEngine"], swiftSettings: strict),
         .testTarget(
             name: "OverlayServiceTests",

@@ -14,6 +14,7 @@ typedef struct overlayd_mhd_options {
     const struct sockaddr *address;
     unsigned int thread_pool_size;
     unsigned int connection_limit;
+    unsigned int per_ip_connection_limit;
     unsigned int connection_timeout;
     size_t connection_memory_limit;
     unsigned int listen_backlog;
@@ -56,7 +57,7 @@ static inline size_t overlayd_mhd_unescape(void *cls, struct MHD_Connection *con
    the options through MHD_OPTION_ARRAY. A zero value leaves libmicrohttpd's default. The port
    argument is ignored by MHD when MHD_OPTION_SOCK_ADDR is given; the address carries it. */
 static inline struct MHD_Daemon *overlayd_mhd_start(const overlayd_mhd_options *o) {
-    struct MHD_OptionItem items[10];
+    struct MHD_OptionItem items[12];
     int n = 0;
     items[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t) o->completed, o->completed_context };
     items[n++] = (struct MHD_OptionItem){ MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t) overlayd_mhd_unescape, NULL };
@@ -66,6 +67,8 @@ static inline struct MHD_Daemon *overlayd_mhd_start(const overlayd_mhd_options *
         items[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, (intptr_t) o->thread_pool_size, NULL };
     if (o->connection_limit)
         items[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, (intptr_t) o->connection_limit, NULL };
+    if (o->per_ip_connection_limit)
+        items[n++] = (struct MHD_OptionItem){ MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t) o->per_ip_connection_limit, NULL };
     if (o->connection_timeout)
         items[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t) o->connection_timeout, NULL };
     if (o->connection_memory_limit)

@@ -17,6 +17,8 @@ public struct HTTPServerOptions: Sendable {
     public var maxBodyBytes: Int = 16 * 1024
     /// Connections open at once; 0 leaves libmicrohttpd's default (FD_SETSIZE − 4 per thread).
     public var connectionLimit: Int = 0
+    /// Connections open at once from one address; 0 is no limit.
+    public var connectionsPerClient: Int = 0
     /// Seconds a connection may stay idle; 0 is forever.
     public var connectionTimeout: Int = 0
     /// Per-connection memory for headers and buffers; bounds the size of a request head.
@@ -49,6 +51,9 @@ public final class HTTPServer: Sendable {
     public typealias Handler = @Sendable (HTTPRequest, HTTPResponder) -> Void
     public typealias ExchangeObserver = @Sendable (HTTPExchange) -> Void
 
+    /// Bytes of an over-long body read and dropped before the connection is closed instead.
+    static let discardLimit = 1 << 20
+
     let handler: Handler
     let observer: ExchangeObserver?
     let maxBodyBytes: Int
@@ -78,6 +83,7 @@ public final class HTTPServer: Sendable {
         settings.thread_pool_size = UInt32(max(1, options.threads))
         settings.connection_limit = UInt32(max(0, options.connectionLimit))
         settings.connection_timeout = UInt32(max(0, options.connectionTimeout))
+        settings.per_ip_connection_limit = UInt32(max(0, options.connectionsPerClient))
         settings.connection_memory_limit = max(0, options.connectionMemoryLimit)
         settings.handler = { context, connection, url, method, _, data, size, slot in
             Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue()
@@ -100,17 +106,26 @@ public final class HTTPServer: Sendable {
         daemon.withLock { $0 = Daemon(pointer: started) }
     }
 
+    /// Closes the listening socket: no new connection is accepted; open ones go on. Idempotent.
+    public func stopAccepting() {
+        daemon.withLock { daemon in
+            guard let running = daemon, !running.quiesced else { return }
+            let listener = MHD_quiesce_daemon(running.pointer)
+            if listener >= 0 { close(listener) }
+            daemon?.quiesced = true
+        }
+    }
+
     /// Stops accepting connections, answers waiting responders 503, lets requests in flight finish
     /// for up to `grace` seconds, then closes every connection. Safe to call more than once.
     public func stop(grace: Double = 5) {
+        stopAccepting()
         guard
             let running = daemon.withLock({ daemon -> Daemon? in
                 defer { daemon = nil }
                 return daemon
             })?.pointer
         else { return }
-        let listener = MHD_quiesce_daemon(running)
-        if listener >= 0 { close(listener) }
         let waiting = suspended.withLock { Array($0.values) }
         for stream in streams.withLock({ Array($0.values) }) {
             stream.end()
@@ -157,7 +172,12 @@ public final class HTTPServer: Sendable {
         if size.pointee > 0 {
             let count = size.pointee
             size.pointee = 0
-            if exchange.bodyTooLarge { return .YES }
+            if exchange.bodyTooLarge {
+                // Reading the rest is what lets the 413 be sent, but not forever: a client that
+                // keeps sending well past the limit is cut off.
+                exchange.discarded += count
+                return exchange.discarded > HTTPServer.discardLimit ? .NO : .YES
+            }
             if exchange.body.count + count > maxBodyBytes {
                 // Mid-body (a chunked upload) libmicrohttpd 0.9.75 refuses to queue a response, so a
                 // 413 queued here is lost and the client sees the connection close without an
@@ -225,6 +245,7 @@ public final class HTTPServer: Sendable {
 /// The running libmicrohttpd daemon; only `HTTPServer` touches it, under its lock.
 private struct Daemon: @unchecked Sendable {
     let pointer: OpaquePointer
+    var quiesced = false
 }
 
 /// One request's life on the server, and the handle a handler answers it with.
@@ -237,6 +258,7 @@ public final class HTTPResponder: @unchecked Sendable {
     fileprivate let path: String
     fileprivate var body: [UInt8] = []
     fileprivate var bodyTooLarge = false
+    fileprivate var discarded = 0
     fileprivate var remoteAddress = ""
     private let started = MonotonicClock.nanoseconds()
     private unowned let server: HTTPServer

@@ -48,6 +48,8 @@ public struct Message: Hashable, Sendable {
     /// Whether reaching `deadline` ends it as `expired` (a sticky message) rather than `done`.
     public internal(set) var expiresAtDeadline: Bool
     public internal(set) var endedAt: Instant?
+    /// The message's place in the queue: smaller shows first (see `OverlayEngine.enqueue`).
+    public internal(set) var queueOrder: Int64 = 0
 
     /// A new queued message from an input that `MessageRules.validateNew` accepted.
     init(id: Int64, input: MessageInput, postedAt: Instant) {
@@ -62,6 +64,50 @@ public struct Message: Hashable, Sendable {
         self.state = .queued
         self.postedAt = postedAt
         self.expiresAtDeadline = false
+    }
+}
+
+extension Message {
+    /// A message read back from a store. Fields that only mean something while it is shown (its
+    /// timer) start empty.
+    public static func stored(
+        id: Int64, kind: MessageKind, text: String, progress: Double?, duration: Interval?, immediate: Bool,
+        key: String?, state: MessageState, postedAt: Instant, endedAt: Instant?, queueOrder: Int64
+    ) -> Message {
+        var message = Message(
+            id: id,
+            input: MessageInput(kind: kind, text: text, duration: duration, immediate: immediate, key: key),
+            postedAt: postedAt)
+        message.progress = progress
+        message.state = state
+        message.endedAt = endedAt
+        message.queueOrder = queueOrder
+        return message
+    }
+}
+
+/// What a store hands back to rebuild one channel's engine.
+public struct RestoredState: Hashable, Sendable {
+    public var version: UInt64
+    public var nextID: Int64
+    public var orientation: Orientation
+    /// The device the channel was on, if the configuration still knows it.
+    public var device: DeviceProfile?
+    /// Messages that were queued or shown.
+    public var live: [Message]
+    /// Ended messages, oldest first.
+    public var history: [Message]
+
+    public init(
+        version: UInt64, nextID: Int64, orientation: Orientation, device: DeviceProfile?, live: [Message],
+        history: [Message]
+    ) {
+        self.version = version
+        self.nextID = nextID
+        self.orientation = orientation
+        self.device = device
+        self.live = live
+        self.history = history
     }
 }
 

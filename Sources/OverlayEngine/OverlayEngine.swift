@@ -70,12 +70,24 @@ public struct OverlayEngine: Sendable {
     public private(set) var transition: Transition?
     /// The message on the overlay. It may have ended and still be drawn: while the overlay hides,
     /// and, during a rotation, until `rotatingIn` ends.
-    public private(set) var current: Message?
+    public private(set) var current: Message? {
+        didSet {
+            if let id = oldValue?.id, id != current?.id { changedMessages.insert(id) }
+            if let current, current != oldValue { changedMessages.insert(current.id) }
+        }
+    }
     /// Waiting messages, first to show first.
     public private(set) var queue: [Message] = []
     /// Ended messages, oldest first, at most `historySize`.
     public private(set) var history: [Message] = []
     public private(set) var nextID: Int64
+    /// Ids of the messages whose record changed (created, changed, ended, or dropped from the
+    /// history) since `takeChangedMessages()` was last called: what a store must write.
+    public private(set) var changedMessages: Set<Int64> = []
+    /// The `queueOrder` of the queue's ends: appending takes `tailOrder + 1`, a message going to
+    /// the head takes `headOrder - 1`, so the queue's order survives being stored row by row.
+    private var headOrder: Int64 = 0
+    private var tailOrder: Int64 = 0
 
     public init(configuration: EngineConfiguration, now: Instant = .zero, version: UInt64 = 0, nextID: Int64 = 1) {
         self.configuration = configuration
@@ -84,6 +96,38 @@ public struct OverlayEngine: Sendable {
         self.device = configuration.device
         self.orientation = configuration.orientation
         self.nextID = nextID
+    }
+
+    /// An engine restored from a store after a restart: the message that was shown goes back to
+    /// the head of the queue and shows again from the start of its animation; the queued ones keep
+    /// their order; ids and versions go on from where they were.
+    public init(configuration: EngineConfiguration, restoring restored: RestoredState, now: Instant = .zero) {
+        self.init(configuration: configuration, now: now, version: restored.version, nextID: restored.nextID)
+        if let device = restored.device { self.device = device }
+        orientation = restored.orientation
+        history = Array(restored.history.suffix(configuration.historySize))
+        let live = restored.live.sorted { ($0.state == .showing ? 0 : 1, $0.queueOrder) < ($1.state == .showing ? 0 : 1, $1.queueOrder) }
+        for var message in live {
+            message.state = .queued
+            message.shownAt = nil
+            message.displayStartedAt = nil
+            message.deadline = nil
+            message.expiresAtDeadline = false
+            tailOrder += 1
+            message.queueOrder = tailOrder
+            queue.append(message)
+        }
+        if !queue.isEmpty {
+            showNextIfAny(at: now)
+            version += 1
+        }
+        changedMessages = Set(live.map(\.id))
+    }
+
+    /// The ids whose records changed since the last call, and forgets them.
+    public mutating func takeChangedMessages() -> Set<Int64> {
+        defer { changedMessages = [] }
+        return changedMessages
     }
 
     // MARK: - Reading
@@ -159,9 +203,9 @@ public struct OverlayEngine: Sendable {
             current = message
             startShow(at: now)
         case .hiding:
-            if immediate { queue.insert(message, at: 0) } else { queue.append(message) }
+            if immediate { enqueueAtHead(message) } else { enqueue(message) }
         case .showing, .visible, .rotatingOut, .rotatingIn:
-            if immediate { preemptCurrent(with: message) } else { queue.append(message) }
+            if immediate { preemptCurrent(with: message) } else { enqueue(message) }
         }
         version += 1
         settle()
@@ -207,6 +251,7 @@ public struct OverlayEngine: Sendable {
             current = changed
         } else if let index = queue.firstIndex(where: { $0.id == id }) {
             queue[index] = changed
+            changedMessages.insert(id)
         }
         version += 1
         settle()
@@ -453,7 +498,7 @@ public struct OverlayEngine: Sendable {
                 requeued.displayStartedAt = nil
                 requeued.deadline = nil
                 requeued.expiresAtDeadline = false
-                queue.insert(requeued, at: 0)
+                enqueueAtHead(requeued)
             } else {
                 endCurrent(as: .preempted, at: now)
             }
@@ -529,9 +574,28 @@ public struct OverlayEngine: Sendable {
 
     private mutating func remember(_ ended: Message) {
         history.append(ended)
+        changedMessages.insert(ended.id)
         if history.count > configuration.historySize {
-            history.removeFirst(history.count - configuration.historySize)
+            let dropped = history.count - configuration.historySize
+            for forgotten in history.prefix(dropped) { changedMessages.insert(forgotten.id) }
+            history.removeFirst(dropped)
         }
+    }
+
+    private mutating func enqueue(_ message: Message) {
+        var queued = message
+        tailOrder += 1
+        queued.queueOrder = tailOrder
+        queue.append(queued)
+        changedMessages.insert(queued.id)
+    }
+
+    private mutating func enqueueAtHead(_ message: Message) {
+        var queued = message
+        headOrder -= 1
+        queued.queueOrder = headOrder
+        queue.insert(queued, at: 0)
+        changedMessages.insert(queued.id)
     }
 
     private func liveMessage(withKey key: String) -> Message? {

@@ -1,5 +1,6 @@
 import MicroHTTP
 import OverlayEngine
+import OverlayStore
 import Synchronization
 
 /// The service's time: seconds since start on the monotonic clock, or a manual clock that only
@@ -55,6 +56,7 @@ final class Channel: Sendable {
     private let clock: ServiceClock
     private let scheduler: DeadlineScheduler
     private let encoder: OverlayEncoder
+    private let store: OverlayStore?
 
     private struct Waiter {
         var since: UInt64
@@ -85,24 +87,35 @@ final class Channel: Sendable {
         /// Waiters whose time is up, with the version they see unchanged.
         var expired: [Waiter] = []
         var expiredVersion: UInt64 = 0
+        /// The store sequence of this access's changes.
+        var sequence: UInt64? = nil
     }
 
     private let state: Mutex<State>
 
     init(
-        name: String, number: Int, configuration: EngineConfiguration, clock: ServiceClock,
-        scheduler: DeadlineScheduler, encoder: OverlayEncoder
+        name: String, number: Int, engine: OverlayEngine, clock: ServiceClock, scheduler: DeadlineScheduler,
+        encoder: OverlayEncoder, store: OverlayStore?
     ) {
         self.name = name
         self.number = number
         self.clock = clock
         self.scheduler = scheduler
         self.encoder = encoder
-        self.state = Mutex(State(engine: OverlayEngine(configuration: configuration, now: clock.now())))
+        self.store = store
+        self.state = Mutex(State(engine: engine))
     }
 
     /// Runs `body` on the engine at the current time, under the channel's lock.
     func withEngine<T: Sendable>(_ body: (inout OverlayEngine, Instant) throws(APIError) -> T) throws(APIError) -> T {
+        try access { (state, now) throws(APIError) in try body(&state.engine, now) }.value
+    }
+
+    /// Like `withEngine`, for a change a client waits for: also the store sequence that holds it
+    /// (nil when nothing changed or nothing is stored), to answer once it is durable.
+    func write<T: Sendable>(
+        _ body: (inout OverlayEngine, Instant) throws(APIError) -> T
+    ) throws(APIError) -> (value: T, sequence: UInt64?) {
         try access { (state, now) throws(APIError) in try body(&state.engine, now) }
     }
 
@@ -121,7 +134,7 @@ final class Channel: Sendable {
             guard state.engine.version == since else { return state.engine.overlay(at: now) }
             state.waiters.append(Waiter(since: since, deadline: deadline, responder: responder))
             return nil
-        }
+        }.value
         if let current { responder.respond(encoder.response(current)) }
     }
 
@@ -145,7 +158,7 @@ final class Channel: Sendable {
             let subscriber = Subscriber(stream: stream, lastSent: upToDate ? lastEventID : nil)
             state.subscribers[ticket] = subscriber
             return (ticket, subscriber, upToDate ? nil : state.engine.overlay(at: now))
-        }
+        }.value
         stream.onClose { [weak self] in self?.unsubscribe(ticket) }
         if let current { subscriber.deliver(current.version, encoder.event(current), limit: encoder.streamBufferBytes) }
     }
@@ -167,7 +180,9 @@ final class Channel: Sendable {
     // MARK: - The one path
 
     @discardableResult
-    private func access<T, E: Error>(_ body: (inout State, Instant) throws(E) -> T) throws(E) -> T {
+    private func access<T, E: Error>(
+        _ body: (inout State, Instant) throws(E) -> T
+    ) throws(E) -> (value: T, sequence: UInt64?) {
         let (outcome, effects) = state.withLock { state -> (Result<T, E>, Effects) in
             let before = state.engine.version
             let waitersBefore = state.waiters.count
@@ -180,6 +195,11 @@ final class Channel: Sendable {
                 outcome = .failure(error)
             }
             var effects = Effects()
+            // Submitted under the lock, so that one channel's records reach the store in order.
+            let changedMessages = state.engine.takeChangedMessages()
+            if let store, !changedMessages.isEmpty || state.engine.version != before {
+                effects.sequence = store.submit(record(of: state.engine, changed: changedMessages))
+            }
             var waitersChanged = state.waiters.count != waitersBefore
             if state.engine.version != before {
                 effects.changed = state.engine.overlay(at: now)
@@ -215,7 +235,18 @@ final class Channel: Sendable {
             return (outcome, effects)
         }
         perform(effects)
-        return try outcome.get()
+        return (try outcome.get(), effects.sequence)
+    }
+
+    private func record(of engine: OverlayEngine, changed: Set<Int64>) -> ChannelRecord {
+        var messages: [Message] = []
+        var forgotten: [Int64] = []
+        for id in changed.sorted() {
+            if let message = engine.message(id: id) { messages.append(message) } else { forgotten.append(id) }
+        }
+        return ChannelRecord(
+            name: name, version: engine.version, nextID: engine.nextID, orientation: engine.orientation,
+            device: engine.device.name, messages: messages, forgotten: forgotten)
     }
 
     private func perform(_ effects: Effects) {

@@ -19,9 +19,16 @@ final class ChannelRegistry: Sendable {
     private let limit: Int
     private let make: @Sendable (_ name: String, _ number: Int) -> Channel
 
-    init(limit: Int, make: @escaping @Sendable (_ name: String, _ number: Int) -> Channel) {
+    /// The registry with `restored` channels (from the store) and `default`.
+    init(limit: Int, restored: [Channel] = [], make: @escaping @Sendable (_ name: String, _ number: Int) -> Channel) {
         self.limit = limit
         self.make = make
+        state.withLock { state in
+            for channel in restored {
+                state.channels[channel.name] = channel
+            }
+            state.nextNumber = restored.count
+        }
         _ = try? obtain(ChannelRegistry.defaultName)
     }
 

@@ -29,6 +29,12 @@ public enum ConfigurationLoader {
         ("OVERLAYD_ACCESS_LOG", "--access-log", "accessLog"),
     ]
 
+    /// Secrets come from the environment or the file only: a flag would show in `ps`.
+    static let secretVariables: [(variable: String, key: String)] = [
+        ("OVERLAYD_TOKEN", "token"),
+        ("OVERLAYD_READ_TOKEN", "readToken"),
+    ]
+
     /// Flags that stand alone (`--ephemeral` is `--ephemeral=true`).
     static let switches: Set<String> = ["--ephemeral", "--access-log"]
 
@@ -83,6 +89,11 @@ public enum ConfigurationLoader {
                 try applyText(value, key: setting.key, source: setting.variable, to: &configuration)
             }
         }
+        for secret in secretVariables {
+            if let value = environment[secret.variable] {
+                try applyText(value, key: secret.key, source: secret.variable, to: &configuration)
+            }
+        }
         for (flag, value) in flags {
             let key = settings.first { $0.flag == flag }!.key
             try applyText(value, key: key, source: flag, to: &configuration)
@@ -135,6 +146,23 @@ public enum ConfigurationLoader {
         try reader.integer("threads", in: 1...64) { c.threads = $0 }
         try reader.bool("accessLog") { c.accessLog = $0 }
         try reader.number("heartbeatSeconds", in: 0.01...3600) { c.heartbeatSeconds = $0 }
+        let tokens: [(String, WritableKeyPath<ServiceConfiguration, String?>)] = [
+            ("token", \.token), ("readToken", \.readToken),
+        ]
+        for (name, field) in tokens {
+            try reader.nullableString(name) { value throws(ConfigurationError) in
+                // An empty value (OVERLAYD_TOKEN=) turns the token off.
+                let trimmed = value?.trimmingSpaces() ?? ""
+                guard !trimmed.isEmpty else {
+                    c[keyPath: field] = nil
+                    return
+                }
+                guard trimmed.utf8.count >= 8, trimmed.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                    throw ConfigurationError(key: name, reason: "must be at least 8 printable characters without spaces")
+                }
+                c[keyPath: field] = trimmed
+            }
+        }
         try reader.object("devices") { devices throws(ConfigurationError) in
             for name in devices.keys {
                 guard ChannelName.isValid(name) else {
@@ -196,12 +224,17 @@ public enum ConfigurationLoader {
         try reader.object("limits") { limits throws(ConfigurationError) in
             try limits.rejectUnknown([
                 "maxBodyBytes", "connectionLimit", "connectionTimeout", "maxChannels", "eventBufferBytes",
+                "connectionsPerClient", "connectionMemoryBytes", "writesPerSecond", "writeBurst",
             ])
             try limits.integer("maxBodyBytes", in: 1...(16 * 1024 * 1024)) { c.maxBodyBytes = $0 }
             try limits.integer("connectionLimit", in: 1...1_000_000) { c.connectionLimit = $0 }
             try limits.integer("connectionTimeout", in: 0...86_400) { c.connectionTimeout = $0 }
             try limits.integer("maxChannels", in: 1...1_000_000) { c.maxChannels = $0 }
             try limits.integer("eventBufferBytes", in: 1024...(64 * 1024 * 1024)) { c.eventBufferBytes = $0 }
+            try limits.integer("connectionsPerClient", in: 0...1_000_000) { c.connectionsPerClient = $0 }
+            try limits.integer("connectionMemoryBytes", in: 4096...(16 * 1024 * 1024)) { c.connectionMemoryBytes = $0 }
+            try limits.number("writesPerSecond", in: 0...1_000_000) { c.writesPerSecond = $0 }
+            try limits.integer("writeBurst", in: 1...10_000_000) { c.writeBurst = $0 }
         }
         try reader.rejectUnknown(ConfigurationLoader.topLevelKeys)
         configuration = c
@@ -209,7 +242,7 @@ public enum ConfigurationLoader {
 
     static let topLevelKeys = [
         "host", "port", "clock", "device", "orientation", "dataDir", "ephemeral", "threads", "accessLog",
-        "heartbeatSeconds", "devices",
+        "heartbeatSeconds", "token", "readToken", "devices",
         "showStyle", "curve", "showDuration", "hideDuration", "rotationDuration", "durations", "completeDuration",
         "maxStickySeconds", "maxQueue", "historySize", "inset", "progressBar", "styles", "limits",
     ]
@@ -279,6 +312,8 @@ public enum ConfigurationLoader {
           --max-queue N      waiting messages allowed (1000)    OVERLAYD_MAX_QUEUE
           --threads N        HTTP worker threads (2)            OVERLAYD_THREADS
           --access-log=BOOL  one line per request on stderr     OVERLAYD_ACCESS_LOG
+          (no flag)          token every write must carry       OVERLAYD_TOKEN
+          (no flag)          token every read must carry        OVERLAYD_READ_TOKEN
           --healthcheck      exit 0 if the configured server answers /healthz
           --help             this text
           --version          the version
@@ -329,6 +364,18 @@ struct ObjectReader {
             throw ConfigurationError(key: key(name), reason: "must be a string, not \(value.typeName)")
         }
         try apply(text)
+    }
+
+    /// A string or null (`nil`).
+    func nullableString(
+        _ name: String, _ apply: (String?) throws(ConfigurationError) -> Void
+    ) throws(ConfigurationError) {
+        guard let value = members[name] else { return }
+        switch value {
+        case .null: try apply(nil)
+        case .string(let text): try apply(text)
+        default: throw ConfigurationError(key: key(name), reason: "must be a string or null, not \(value.typeName)")
+        }
     }
 
     func bool(_ name: String, _ apply: (Bool) -> Void) throws(ConfigurationError) {

@@ -14,7 +14,7 @@ public final class OverlayServer: Sendable {
     public var port: Int { http.port }
 
     public init(configuration: ServiceConfiguration) throws {
-        let service = OverlayService(configuration: configuration)
+        let service = try OverlayService(configuration: configuration)
         var options = HTTPServerOptions()
         options.host = configuration.host
         options.port = configuration.port
@@ -22,6 +22,8 @@ public final class OverlayServer: Sendable {
         options.maxBodyBytes = configuration.maxBodyBytes
         options.connectionLimit = configuration.connectionLimit
         options.connectionTimeout = configuration.connectionTimeout
+        options.connectionsPerClient = configuration.connectionsPerClient
+        options.connectionMemoryLimit = configuration.connectionMemoryBytes
         let log = configuration.accessLog
         let metrics = service.metrics
         do {
@@ -41,8 +43,12 @@ public final class OverlayServer: Sendable {
         self.service = service
     }
 
-    /// Stops accepting, lets requests in flight finish (up to `grace` seconds), stops the timers.
+    /// Stops gracefully: no new connections; every accepted write reaches the disk and is
+    /// answered; waiting readers get 503; requests in flight finish (up to `grace` seconds); then
+    /// the timers stop and the store closes.
     public func stop(grace: Double = 5) {
+        http.stopAccepting()
+        service.flush()
         http.stop(grace: grace)
         service.shutdown()
     }

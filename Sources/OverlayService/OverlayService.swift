@@ -1,5 +1,6 @@
 import MicroHTTP
 import OverlayEngine
+import OverlayStore
 
 /// The overlay service: routes HTTP requests to the channels' engines and answers in JSON (spec §5).
 ///
@@ -11,37 +12,65 @@ public final class OverlayService: Sendable {
     let scheduler: DeadlineScheduler
     let channels: ChannelRegistry
     let encoder: OverlayEncoder
+    let store: OverlayStore?
+    let guardian: AccessGuard
     let metrics = Metrics()
 
     public static let version = "0.1.0"
     /// The longest a long-poll may wait (spec §5).
     static let maximumWait = 60.0
 
-    public init(configuration: ServiceConfiguration) {
+    /// The service, with its state restored from the data directory unless `ephemeral`. A data
+    /// directory that cannot be used (unreadable, damaged, or in use) is an error.
+    public init(configuration: ServiceConfiguration) throws(StoreError) {
         let clock = ServiceClock(mode: configuration.clock)
-        let scheduler = DeadlineScheduler()
         let encoder = OverlayEncoder(streamBufferBytes: configuration.eventBufferBytes)
         let engine = configuration.engineConfiguration
+        let store = configuration.ephemeral ? nil : try OverlayStore(directory: configuration.dataDirectory)
+        let loaded = try store?.load(devices: configuration.devices) ?? []
+        let scheduler = DeadlineScheduler()
         self.configuration = configuration
         self.clock = clock
         self.scheduler = scheduler
         self.encoder = encoder
-        self.channels = ChannelRegistry(limit: configuration.maxChannels) { name, number in
-            Channel(
-                name: name, number: number, configuration: engine, clock: clock, scheduler: scheduler,
-                encoder: encoder)
+        self.store = store
+        self.guardian = AccessGuard(configuration: configuration)
+        let restored = loaded.enumerated().map { number, channel in
+            var configured = engine
+            if let profile = configuration.devices[channel.device] { configured.device = profile }
+            return Channel(
+                name: channel.name, number: number,
+                engine: OverlayEngine(configuration: configured, restoring: channel.state, now: clock.now()),
+                clock: clock, scheduler: scheduler, encoder: encoder, store: store)
         }
+        self.channels = ChannelRegistry(limit: max(configuration.maxChannels, restored.count), restored: restored) {
+            name, number in
+            Channel(
+                name: name, number: number, engine: OverlayEngine(configuration: engine, now: clock.now()),
+                clock: clock, scheduler: scheduler, encoder: encoder, store: store)
+        }
+        store?.start()
+        // Restored channels store their restart and schedule their deadlines at once.
+        for channel in restored { channel.advanceToNow() }
         scheduleHeartbeat()
     }
 
-    /// Stops the timer thread. The service answers no deadline after this.
+    /// Waits until every change so far is on disk.
+    public func flush() {
+        store?.flush()
+    }
+
+    /// Stops the timer thread and closes the store. The service answers no deadline after this.
     public func shutdown() {
         scheduler.stop()
+        store?.close()
     }
 
     /// What a request asks for: an answer now, or a reader to hold.
     enum Routed {
         case response(HTTPResponse)
+        /// A write's answer, to send once the store holds `sequence` (at once without a store).
+        case durable(HTTPResponse, sequence: UInt64?)
         /// Long-poll: answer once the version differs from `since`, or 304 after `seconds`.
         case wait(Channel, since: UInt64, seconds: Double)
         /// Server-Sent Events from the channel.
@@ -53,6 +82,14 @@ public final class OverlayService: Sendable {
         switch routed(request) {
         case .response(let response):
             responder.respond(response)
+        case .durable(let response, let sequence):
+            guard let store, let sequence else {
+                responder.respond(response)
+                return
+            }
+            store.whenDurable(sequence) { stored in
+                responder.respond(stored ? response : OverlayService.notStored.response)
+            }
         case .wait(let channel, let since, let seconds):
             channel.wait(since: since, seconds: seconds, responder: responder)
         case .events(let channel, let lastEventID):
@@ -69,6 +106,9 @@ public final class OverlayService: Sendable {
         switch routed(request) {
         case .response(let response):
             return response
+        case .durable(let response, let sequence):
+            guard let store, let sequence else { return response }
+            return store.waitUntilDurable(sequence) ? response : OverlayService.notStored.response
         case .wait(let channel, _, _):
             let version = (try? channel.withEngine { engine, _ in engine.version }) ?? 0
             return encoder.notModified(version: version)
@@ -79,6 +119,12 @@ public final class OverlayService: Sendable {
         }
     }
 
+    /// The answer to a write whose commit failed: the change is live but not on disk.
+    static let notStored = APIError(
+        status: 503, code: "storage_failed",
+        message: "the change is live but could not be written to disk; see the server's log",
+        headers: [Header(name: "Retry-After", value: "1")])
+
     static let eventHeaders = [
         Header(name: "Content-Type", value: "text/event-stream; charset=utf-8"),
         Header(name: "Cache-Control", value: "no-cache"),
@@ -88,6 +134,7 @@ public final class OverlayService: Sendable {
 
     private func routed(_ request: HTTPRequest) -> Routed {
         do {
+            try guardian.check(request)
             return try route(request)
         } catch {
             return .response(error.response)
@@ -122,6 +169,13 @@ public final class OverlayService: Sendable {
             }
         case ["channels"]:
             return try on(request, method, ["GET"]) { () throws(APIError) in .response(listChannels()) }
+        case ["openapi.yaml"]:
+            return try on(request, method, ["GET"]) { () throws(APIError) in
+                .response(
+                    HTTPResponse(
+                        status: 200, headers: [Header(name: "Content-Type", value: "application/yaml; charset=utf-8")],
+                        body: PackageResources.openapi_yaml))
+            }
         case ["events"]:
             // `/events?channel=name` is `/channels/name/events`.
             let name = OverlayService.queryValue(request, "channel") ?? ChannelRegistry.defaultName
@@ -144,23 +198,23 @@ public final class OverlayService: Sendable {
         switch path {
         case ["messages"]:
             return try on(request, method, ["GET", "POST"]) { () throws(APIError) in
-                .response(method == "GET" ? listMessages(name) : try postMessage(name, request, prefix: prefix))
+                method == "GET" ? .response(listMessages(name)) : try postMessage(name, request, prefix: prefix)
             }
         case _ where path.count == 2 && path[0] == "messages":
             return try on(request, method, ["GET", "PATCH", "DELETE"]) { () throws(APIError) in
                 let id = try messageID(path[1])
                 switch method {
                 case "GET": return .response(try getMessage(name, id))
-                case "PATCH": return .response(try patchMessage(name, id, request))
-                default: return .response(try deleteMessage(name, id))
+                case "PATCH": return try patchMessage(name, id, request)
+                default: return try deleteMessage(name, id)
                 }
             }
         case ["overlay"]:
             return try on(request, method, ["GET"]) { () throws(APIError) in try getOverlay(name, request) }
         case ["orientation"]:
-            return try on(request, method, ["PUT"]) { () throws(APIError) in .response(try putOrientation(name, request)) }
+            return try on(request, method, ["PUT"]) { () throws(APIError) in try putOrientation(name, request) }
         case ["device"]:
-            return try on(request, method, ["PUT"]) { () throws(APIError) in .response(try putDevice(name, request)) }
+            return try on(request, method, ["PUT"]) { () throws(APIError) in try putDevice(name, request) }
         case ["events"]:
             return try on(request, method, ["GET"]) { () throws(APIError) in
                 .events(try channels.obtain(name), lastEventID: try lastEventID(request))
@@ -235,7 +289,7 @@ public final class OverlayService: Sendable {
                 "POST /messages", "GET /messages", "GET /messages/{id}", "PATCH /messages/{id}",
                 "DELETE /messages/{id}", "GET /overlay", "PUT /orientation", "PUT /device", "GET /events",
                 "GET /channels", "GET /channels/{name}", "/channels/{name}/…", "GET /healthz", "GET /metrics",
-                "GET /clock", "POST /clock",
+                "GET /clock", "POST /clock", "GET /openapi.yaml",
             ] {
                 $0.string(endpoint)
             }
@@ -247,16 +301,17 @@ public final class OverlayService: Sendable {
     private static let postFields: Set<String> = ["kind", "text", "progress", "duration", "immediate", "key"]
     private static let patchFields: Set<String> = ["kind", "text", "progress", "duration"]
 
-    private func postMessage(_ name: String, _ request: HTTPRequest, prefix: String) throws(APIError) -> HTTPResponse {
+    private func postMessage(_ name: String, _ request: HTTPRequest, prefix: String) throws(APIError) -> Routed {
         let fields = try RequestFields(request, textField: "text")
         try fields.rejectUnknown(allowing: OverlayService.postFields)
         let input = try messageInput(fields)
-        let outcome = try channels.obtain(name).withEngine { (engine, now) throws(APIError) in
+        let (outcome, sequence) = try channels.obtain(name).write { (engine, now) throws(APIError) in
             try engine.post(input, at: now).get(orThrow: APIError.init)
         }
         let location = [Header(name: "Location", value: "\(prefix)/messages/\(outcome.message.id)")]
         if case .created = outcome { metrics.messagePosted() }
-        return json(outcome.isCreated ? 202 : 200, headers: location) { $0.message(outcome.message) }
+        return .durable(
+            json(outcome.isCreated ? 202 : 200, headers: location) { $0.message(outcome.message) }, sequence: sequence)
     }
 
     private func listMessages(_ name: String) -> HTTPResponse {
@@ -278,24 +333,24 @@ public final class OverlayService: Sendable {
         return json(200) { $0.message(message) }
     }
 
-    private func patchMessage(_ name: String, _ id: Int64, _ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+    private func patchMessage(_ name: String, _ id: Int64, _ request: HTTPRequest) throws(APIError) -> Routed {
         let fields = try RequestFields(request, textField: "text")
         for field in ["immediate", "key"] where fields.contains(field) {
             throw .badRequest("\(field) cannot be changed after posting", field: field)
         }
         try fields.rejectUnknown(allowing: OverlayService.patchFields)
         let input = try messageInput(fields)
-        let message = try existingChannel(name, messageID: id).withEngine { (engine, now) throws(APIError) in
+        let (message, sequence) = try existingChannel(name, messageID: id).write { (engine, now) throws(APIError) in
             try engine.update(id: id, with: input, at: now).get(orThrow: APIError.init)
         }
-        return json(200) { $0.message(message) }
+        return .durable(json(200) { $0.message(message) }, sequence: sequence)
     }
 
-    private func deleteMessage(_ name: String, _ id: Int64) throws(APIError) -> HTTPResponse {
-        let message = try existingChannel(name, messageID: id).withEngine { (engine, now) throws(APIError) in
+    private func deleteMessage(_ name: String, _ id: Int64) throws(APIError) -> Routed {
+        let (message, sequence) = try existingChannel(name, messageID: id).write { (engine, now) throws(APIError) in
             try engine.delete(id: id, at: now).get(orThrow: APIError.init)
         }
-        return json(200) { $0.message(message) }
+        return .durable(json(200) { $0.message(message) }, sequence: sequence)
     }
 
     /// A message can only be changed in a channel that exists: anywhere else it is unknown.
@@ -321,8 +376,9 @@ public final class OverlayService: Sendable {
             guard let seconds = Double(text.trimmingSpaces()), seconds.isFinite else {
                 throw .badRequest("wait must be a number of seconds, not \"\(text)\"", field: "wait")
             }
-            guard (0...OverlayService.maximumWait).contains(seconds) else {
-                throw .invalidField("wait", "must be between 0 and \(Int(OverlayService.maximumWait)) seconds")
+            // 0 would hold nothing: spec §5 allows a wait in (0, 60].
+            guard seconds > 0 && seconds <= OverlayService.maximumWait else {
+                throw .invalidField("wait", "must be more than 0 and at most \(Int(OverlayService.maximumWait)) seconds")
             }
             wait = seconds
         }
@@ -374,7 +430,7 @@ public final class OverlayService: Sendable {
         return version
     }
 
-    private func putOrientation(_ name: String, _ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+    private func putOrientation(_ name: String, _ request: HTTPRequest) throws(APIError) -> Routed {
         let fields = try RequestFields(request, textField: "orientation")
         try fields.rejectUnknown(allowing: ["orientation"])
         guard let text = try fields.string("orientation") else {
@@ -384,14 +440,14 @@ public final class OverlayService: Sendable {
             throw .invalidField(
                 "orientation", "must be one of \(Orientation.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        let overlay = try channels.obtain(name).withEngine { engine, now in
+        let (overlay, sequence) = try channels.obtain(name).write { engine, now in
             engine.changeOrientation(to: orientation, at: now)
             return engine.overlay(at: now)
         }
-        return encoder.response(overlay)
+        return .durable(encoder.response(overlay), sequence: sequence)
     }
 
-    private func putDevice(_ name: String, _ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+    private func putDevice(_ name: String, _ request: HTTPRequest) throws(APIError) -> Routed {
         let fields = try RequestFields(request, textField: "device")
         try fields.rejectUnknown(allowing: ["device"])
         guard let text = try fields.string("device") else {
@@ -401,11 +457,11 @@ public final class OverlayService: Sendable {
             throw .invalidField(
                 "device", "must be one of \(configuration.devices.keys.sorted().joined(separator: ", "))")
         }
-        let overlay = try channels.obtain(name).withEngine { engine, now in
+        let (overlay, sequence) = try channels.obtain(name).write { engine, now in
             engine.changeDevice(to: profile, at: now)
             return engine.overlay(at: now)
         }
-        return encoder.response(overlay)
+        return .durable(encoder.response(overlay), sequence: sequence)
     }
 
     private func listChannels() -> HTTPResponse {

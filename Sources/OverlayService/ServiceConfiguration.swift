@@ -10,7 +10,7 @@ public enum ClockMode: String, CaseIterable, Hashable, Sendable {
 
 /// Everything overlayd is configured with. The defaults are the embedded defaults: the same as
 /// `config/overlayd.json`, which a test keeps true.
-public struct ServiceConfiguration: Hashable, Sendable {
+public struct ServiceConfiguration: Hashable, Sendable, CustomStringConvertible {
     public var host = "127.0.0.1"
     public var port = 8080
     public var clock = ClockMode.real
@@ -37,8 +37,26 @@ public struct ServiceConfiguration: Hashable, Sendable {
     public var eventBufferBytes = 64 * 1024
     /// Seconds between the comment lines that keep an idle event stream open.
     public var heartbeatSeconds = 15.0
+    /// Connections open at once from one address; 0 is no limit.
+    public var connectionsPerClient = 0
+    /// Per-connection memory for the request head and buffers (a head that does not fit is refused).
+    public var connectionMemoryBytes = 32 * 1024
+    /// Writes per second a client (by address) may make on average; 0 turns the limit off.
+    public var writesPerSecond = 100.0
+    /// Writes a client may make at once before the average applies.
+    public var writeBurst = 200
+    /// When set, every write needs `Authorization: Bearer <token>`. Never logged.
+    public var token: String?
+    /// When set, reads need it (or the write token) too; `/healthz` stays open.
+    public var readToken: String?
 
     public init() {}
+
+    /// Never shows the tokens.
+    public var description: String {
+        "ServiceConfiguration(host: \(host), port: \(port), clock: \(clock.rawValue), token: "
+            + "\(token == nil ? "none" : "set"), readToken: \(readToken == nil ? "none" : "set"))"
+    }
 
     /// The engine's settings with the configured device's profile.
     public var engineConfiguration: EngineConfiguration {

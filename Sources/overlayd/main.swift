@@ -1,4 +1,5 @@
 import OverlayService
+import OverlayStore
 
 #if canImport(Glibc)
     import Glibc
@@ -37,13 +38,18 @@ do {
 let server: OverlayServer
 do {
     server = try OverlayServer(configuration: configuration)
+} catch let error as StoreError {
+    // A data directory that cannot be used is a configuration problem: never start on empty state.
+    Diagnostics.write("overlayd: data error: \(error)\n")
+    exit(2)
 } catch {
     Diagnostics.write("overlayd: \(error)\n")
     exit(1)
 }
 Diagnostics.write(
     "overlayd \(OverlayService.version) listening host=\(configuration.host) port=\(server.port)"
-        + " clock=\(configuration.clock.rawValue) device=\(configuration.device)\n")
+        + " clock=\(configuration.clock.rawValue) device=\(configuration.device)"
+        + " data=\(configuration.ephemeral ? "ephemeral" : configuration.dataDirectory)\n")
 
 var received: Int32 = 0
 sigwait(&signals, &received)

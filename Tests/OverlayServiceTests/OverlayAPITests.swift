@@ -258,6 +258,7 @@ struct OverlayAPITests {
         #expect(endpoints.contains("GET /overlay"))
         #expect(endpoints.contains("GET /events"))
         #expect(endpoints.contains("GET /channels"))
-        #expect(endpoints.count == 16)
+        #expect(endpoints.contains("GET /openapi.yaml"))
+        #expect(endpoints.count == 17)
     }
 }

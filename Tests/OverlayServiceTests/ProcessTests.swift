@@ -278,7 +278,7 @@ struct ProcessTests {
     /// A port already taken is a start-up failure (exit 1), named on stderr.
     @Test func portInUse() throws {
         let live = try LiveServer()
-        let child = try Child(["--port", String(live.port)])
+        let child = try Child(["--port", String(live.port), "--ephemeral"])
         #expect(child.exitStatus(within: 10) == 1)
         #expect(child.errorText.contains("cannot listen"), "stderr: \(child.errorText)")
         #expect(try live.get("/healthz").status == 200)

@@ -8,11 +8,12 @@ import Testing
 /// (ETag matching, error mapping, access-log escaping) the live tests only see from outside.
 @Suite("Routes")
 struct RouteTests {
-    static func service(_ configure: (inout ServiceConfiguration) -> Void = { _ in }) -> OverlayService {
+    static func service(_ configure: (inout ServiceConfiguration) -> Void = { _ in }) throws -> OverlayService {
         var configuration = ServiceConfiguration()
         configuration.clock = .manual
+        configuration.ephemeral = true
         configure(&configuration)
-        return OverlayService(configuration: configuration)
+        return try OverlayService(configuration: configuration)
     }
 
     static func request(
@@ -32,8 +33,8 @@ struct RouteTests {
         ("GET", "/messages/1", 404), ("OPTIONS", "/messages/1", 204), ("OPTIONS", "/nope", 404),
         ("DELETE", "/", 405), ("GET", "/Overlay", 404),
     ])
-    func routing(method: String, path: String, status: Int) {
-        let response = Self.service().respond(to: Self.request(method, path))
+    func routing(method: String, path: String, status: Int) throws {
+        let response = try Self.service().respond(to: Self.request(method, path))
         #expect(response.status == status)
     }
 
@@ -42,8 +43,8 @@ struct RouteTests {
         "application/json", "Application/JSON; charset=UTF-8", " application/json ; charset=utf-8",
         "application/merge-patch+json", "TEXT/PLAIN", "application/x-www-form-urlencoded; charset=utf-8", "",
     ])
-    func contentTypes(type: String) {
-        let service = Self.service()
+    func contentTypes(type: String) throws {
+        let service = try Self.service()
         let response = service.respond(
             to: Self.request(
                 "POST", "/messages", headers: type.isEmpty ? [] : [Header(name: "Content-Type", value: type)],
@@ -57,8 +58,8 @@ struct RouteTests {
     }
 
     /// The header name is matched without regard to case.
-    @Test func headerNamesIgnoreCase() {
-        let service = Self.service()
+    @Test func headerNamesIgnoreCase() throws {
+        let service = try Self.service()
         let response = service.respond(
             to: Self.request(
                 "POST", "/messages", headers: [Header(name: "content-TYPE", value: "application/xml")], body: "<a/>"))
@@ -66,7 +67,7 @@ struct RouteTests {
     }
 
     /// If-None-Match compares weakly, accepts lists and `*`, and nothing else.
-    @Test func etagMatching() {
+    @Test func etagMatching() throws {
         let etag = #"W/"12""#
         #expect(OverlayService.matches(#"W/"12""#, etag))
         #expect(OverlayService.matches(#""12""#, etag))
@@ -80,7 +81,7 @@ struct RouteTests {
     }
 
     /// Engine refusals become the statuses of spec §5; Retry-After is whole seconds, at least 1.
-    @Test func engineErrors() {
+    @Test func engineErrors() throws {
         let invalid = APIError(EngineError.invalidField(field: "text", reason: "must not be empty"))
         #expect(invalid.status == 422)
         #expect(invalid.field == "text")
@@ -102,15 +103,17 @@ struct RouteTests {
     }
 
     /// A manual clock is not moved by anything but POST /clock; the real clock cannot be moved.
-    @Test func clockModes() {
-        let manual = Self.service()
+    @Test func clockModes() throws {
+        let manual = try Self.service()
         #expect(Self.json(manual.respond(to: Self.request("GET", "/clock")))["now"]?.number == 0)
         let moved = manual.respond(
             to: Self.request(
                 "POST", "/clock", headers: [Header(name: "Content-Type", value: "application/json")],
                 body: #"{"advance": 1e9}"#))
         #expect(Self.json(moved)["now"]?.number == 1e9)
-        let real = OverlayService(configuration: ServiceConfiguration())
+        var realConfiguration = ServiceConfiguration()
+        realConfiguration.ephemeral = true
+        let real = try OverlayService(configuration: realConfiguration)
         defer { real.shutdown() }
         let refused = real.respond(to: Self.request("POST", "/clock", body: "1"))
         #expect(refused.status == 409)
@@ -118,7 +121,7 @@ struct RouteTests {
     }
 
     /// The access log percent-encodes what could forge or break a line.
-    @Test func accessLogEscaping() {
+    @Test func accessLogEscaping() throws {
         #expect(AccessLog.escaped("/messages/1") == "/messages/1")
         #expect(AccessLog.escaped("/a b\"c%\n") == "/a%20b%22c%25%0A")
         #expect(AccessLog.escaped("/é") == "/%C3%A9")

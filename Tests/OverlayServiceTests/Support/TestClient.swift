@@ -178,6 +178,8 @@ final class LiveServer: Sendable {
         configuration.port = 0
         configuration.clock = clock
         configuration.accessLog = false
+        configuration.ephemeral = true
+        configuration.writesPerSecond = 0
         configure(&configuration)
         server = try OverlayServer(configuration: configuration)
     }
