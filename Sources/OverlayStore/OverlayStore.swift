@@ -56,6 +56,7 @@ public final class OverlayStore: @unchecked Sendable {
     static let idReserve: Int64 = 1_000
 
     public let path: String
+    private let lockDescriptor: Int32
     private let database: Database
     private let upsertChannel: Statement
     private let upsertMessage: Statement
@@ -83,17 +84,23 @@ public final class OverlayStore: @unchecked Sendable {
     /// date. A file that is not a readable overlayd database is an error, never replaced.
     public init(directory: String) throws(StoreError) {
         try OverlayStore.makeDirectory(directory)
-        path = directory.hasSuffix("/") ? directory + OverlayStore.fileName : directory + "/" + OverlayStore.fileName
+        let folder = directory.hasSuffix("/") ? directory : directory + "/"
+        path = folder + OverlayStore.fileName
+        // One process owns the data directory: a second one fails here instead of interleaving
+        // its writes. A lock file rather than SQLite's exclusive mode, so that `sqlite3 .backup`
+        // can still read the database while overlayd runs.
+        let lock = try OverlayStore.lock(folder + "overlayd.lock")
+        lockDescriptor = lock
+        var opened = false
+        defer { if !opened { Glibc.close(lock) } }
         database = try Database(path: path)
         do {
-            try database.execute("PRAGMA busy_timeout = 0")
-            // One process owns the data directory; a second one fails here instead of interleaving.
-            try database.execute("PRAGMA locking_mode = EXCLUSIVE")
+            // A backup reading the database may hold it for a moment: wait rather than fail.
+            try database.execute("PRAGMA busy_timeout = 5000")
             try database.execute("PRAGMA journal_mode = WAL")
             try database.execute("PRAGMA synchronous = FULL")
-            try database.execute("BEGIN EXCLUSIVE; COMMIT")
         } catch {
-            throw StoreError("\(path) cannot be used (is another overlayd using this data directory?): \(error)")
+            throw StoreError("\(path) cannot be used: \(error)")
         }
         try OverlayStore.checkIntegrity(database)
         try Schema.migrate(database)
@@ -118,12 +125,14 @@ public final class OverlayStore: @unchecked Sendable {
                                  ELSE coalesce(messages.history_seq, excluded.history_seq) END
             """)
         deleteMessage = try database.prepare("DELETE FROM messages WHERE channel = ?1 AND id = ?2")
+        opened = true
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(condition, nil)
     }
 
     deinit {
         close()
+        Glibc.close(lockDescriptor)
         pthread_cond_destroy(condition)
         pthread_mutex_destroy(mutex)
         condition.deallocate()
@@ -378,6 +387,20 @@ public final class OverlayStore: @unchecked Sendable {
         guard result == "ok" else {
             throw StoreError("\(database.path) is damaged (\(result)); restore it from a backup or move it away")
         }
+    }
+
+    /// Holds an exclusive `flock` on `path` for the life of the process (released when it exits,
+    /// however it exits).
+    private static func lock(_ path: String) throws(StoreError) -> Int32 {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw StoreError("cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            Glibc.close(descriptor)
+            throw StoreError("the data directory is in use by another overlayd (\(path) is locked)")
+        }
+        return descriptor
     }
 
     /// `mkdir -p`.
