@@ -98,4 +98,10 @@ static inline void overlayd_mhd_client_address(struct MHD_Connection *connection
         inet_ntop(AF_INET6, &((const struct sockaddr_in6 *) sa)->sin6_addr, buf, (socklen_t) len);
 }
 
+/* The connection's socket, or -1. MHD_get_connection_info is variadic. */
+static inline int overlayd_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? info->connect_fd : -1;
+}
+
 #endif

@@ -366,6 +366,13 @@ public final class HTTPResponder: @unchecked Sendable {
         case .full(let response):
             return queue(response, on: connection)
         case .stream(let status, let headers, let stream):
+            // libmicrohttpd 0.9.75 sends a chunked body's last chunk ("0\r\n\r\n") even to HEAD,
+            // which a keep-alive client reads as the start of the next response: HEAD gets the head
+            // alone, and the stream is over before it began.
+            if method == "HEAD" {
+                stream.released()
+                return queue(HTTPResponse(status: status, headers: headers), on: connection)
+            }
             return queue(stream, status: status, headers: headers, on: connection)
         }
     }

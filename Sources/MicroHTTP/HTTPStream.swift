@@ -1,6 +1,10 @@
 private import CMicroHTTPD
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A response body written piece by piece while the connection stays open (Server-Sent Events).
 ///
 /// `send` may be called from any thread. Pieces wait in a bounded buffer: a client that reads
@@ -94,6 +98,10 @@ public final class HTTPStream: @unchecked Sendable {
         state.withLock { state -> Int in
             guard !state.pieces.isEmpty else {
                 if state.ending { return -1 }  // MHD_CONTENT_READER_END_OF_STREAM
+                // libmicrohttpd does not watch a suspended connection, and the first write after a
+                // client hung up still succeeds: without this check a gone client would only be
+                // found by a second write (the next event or heartbeat but one).
+                if peerHasClosed() { return -2 }  // MHD_CONTENT_READER_END_WITH_ERROR: close it
                 MHD_suspend_connection(connection)
                 state.suspended = true
                 return 0
@@ -117,6 +125,16 @@ public final class HTTPStream: @unchecked Sendable {
             state.sent += written
             return written
         }
+    }
+
+    /// Whether the client has closed its side (or reset the connection): a peek reads end of file
+    /// or an error other than "nothing yet". Bytes it sent stay for libmicrohttpd to read.
+    private func peerHasClosed() -> Bool {
+        let socket = overlayd_mhd_connection_fd(connection)
+        guard socket >= 0 else { return false }
+        var byte: UInt8 = 0
+        let count = recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
     }
 
     /// The response is destroyed: the connection is over.

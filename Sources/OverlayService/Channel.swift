@@ -74,6 +74,8 @@ final class Channel: Sendable {
         var waitersScheduled: Int64?
         var subscribers: [Int: Subscriber] = [:]
         var nextTicket = 0
+        /// The store sequence of this channel's latest record.
+        var lastSequence: UInt64?
     }
 
     /// What to do once the lock is released.
@@ -87,7 +89,7 @@ final class Channel: Sendable {
         /// Waiters whose time is up, with the version they see unchanged.
         var expired: [Waiter] = []
         var expiredVersion: UInt64 = 0
-        /// The store sequence of this access's changes.
+        /// The store sequence of this access's changes, or else of the channel's latest ones.
         var sequence: UInt64? = nil
     }
 
@@ -112,7 +114,10 @@ final class Channel: Sendable {
     }
 
     /// Like `withEngine`, for a change a client waits for: also the store sequence that holds it
-    /// (nil when nothing changed or nothing is stored), to answer once it is durable.
+    /// (nil when nothing is stored), to answer once it is durable. A write that changed nothing
+    /// (a retried keyed POST, a PATCH to the same values) answers with what earlier writes made,
+    /// which may not be on disk yet: it gets the channel's latest sequence, so that it too is
+    /// answered only once that is durable (or 503 if that commit failed).
     func write<T: Sendable>(
         _ body: (inout OverlayEngine, Instant) throws(APIError) -> T
     ) throws(APIError) -> (value: T, sequence: UInt64?) {
@@ -170,7 +175,7 @@ final class Channel: Sendable {
     /// Sends `comment` to every stream, so that proxies keep them open and dead clients are found.
     func heartbeat(_ comment: [UInt8]) {
         for subscriber in state.withLock({ Array($0.subscribers.values) }) {
-            _ = subscriber.stream.send(comment, limit: encoder.streamBufferBytes)
+            subscriber.heartbeat(comment, limit: encoder.streamBufferBytes)
         }
     }
 
@@ -199,6 +204,9 @@ final class Channel: Sendable {
             let changedMessages = state.engine.takeChangedMessages()
             if let store, !changedMessages.isEmpty || state.engine.version != before {
                 effects.sequence = store.submit(record(of: state.engine, changed: changedMessages))
+                state.lastSequence = effects.sequence
+            } else {
+                effects.sequence = state.lastSequence
             }
             var waitersChanged = state.waiters.count != waitersBefore
             if state.engine.version != before {
@@ -244,9 +252,12 @@ final class Channel: Sendable {
         for id in changed.sorted() {
             if let message = engine.message(id: id) { messages.append(message) } else { forgotten.append(id) }
         }
+        // During `rotatingOut` the window still has the old orientation and the one a client PUT
+        // (and was answered for) is the target: that one is stored, or a restart would lose it.
         return ChannelRecord(
-            name: name, version: engine.version, nextID: engine.nextID, orientation: engine.orientation,
-            device: engine.device.name, messages: messages, forgotten: forgotten)
+            name: name, version: engine.version, nextID: engine.nextID,
+            orientation: engine.rotationTarget ?? engine.orientation, device: engine.device.name,
+            messages: messages, forgotten: forgotten)
     }
 
     private func perform(_ effects: Effects) {
@@ -305,6 +316,16 @@ final class Subscriber: Sendable {
             if let last, version <= last { return }
             last = version
             stream.send(event, limit: limit)
+        }
+    }
+
+    /// Only an idle stream needs a heartbeat. On a backed-up one it would be the newest piece, and
+    /// the bounded buffer keeps the newest: it would push out the event the slow reader has yet to
+    /// receive. Under the lock, so that no event is delivered between the look and the send.
+    func heartbeat(_ comment: [UInt8], limit: Int) {
+        lastSent.withLock { _ in
+            guard stream.bufferedBytes == 0 else { return }
+            stream.send(comment, limit: limit)
         }
     }
 }

@@ -144,7 +144,10 @@ public final class OverlayService: Sendable {
     // MARK: - Routing
 
     private func route(_ request: HTTPRequest) throws(APIError) -> Routed {
-        var segments = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        // Split on the scalar "/", not the Character: a combining mark after a slash ("/\u{301}")
+        // makes one Character of the two, which would hide the slash.
+        var segments = request.path.unicodeScalars.split(separator: "/", omittingEmptySubsequences: false)
+            .dropFirst().map(Substring.init)
         if segments.last == "" && segments.count > 1 { segments.removeLast() }
         let method = request.method == "HEAD" ? "GET" : request.method
         let path = Array(segments)
@@ -378,11 +381,15 @@ public final class OverlayService: Sendable {
             }
             // 0 would hold nothing: spec §5 allows a wait in (0, 60].
             guard seconds > 0 && seconds <= OverlayService.maximumWait else {
-                throw .invalidField("wait", "must be more than 0 and at most \(Int(OverlayService.maximumWait)) seconds")
+                throw .invalidField(
+                    "wait", "must be more than 0 and at most \(Int(OverlayService.maximumWait)) seconds")
             }
             wait = seconds
         }
-        if wait > 0, let since {
+        // Only a long-poll that has to wait needs the channel (and creates it); one whose version
+        // differs is a read, answered below, and a read creates nothing. Should the version move
+        // between this look and the wait, the wait answers at once.
+        if wait > 0, let since, since == read(name, { engine, _ in engine.version }) {
             return .wait(try channels.obtain(name), since: since, seconds: wait)
         }
         let overlay = read(name) { engine, now in engine.overlay(at: now) }
@@ -417,17 +424,20 @@ public final class OverlayService: Sendable {
     }
 
     /// `Last-Event-ID` (what EventSource sends on reconnecting), or `?lastEventId=` for clients
-    /// that cannot set headers.
+    /// that cannot set headers. The header wins, but a malformed value is refused in either.
     private func lastEventID(_ request: HTTPRequest) throws(APIError) -> UInt64? {
-        guard let text = request.header("Last-Event-ID") ?? OverlayService.queryValue(request, "lastEventId") else {
-            return nil
+        func version(_ text: String?) throws(APIError) -> UInt64? {
+            guard let text else { return nil }
+            let trimmed = text.trimmingSpaces()
+            if trimmed.isEmpty { return nil }
+            guard let version = UInt64(trimmed) else {
+                throw .badRequest("Last-Event-ID must be a version number, not \"\(text)\"", field: "Last-Event-ID")
+            }
+            return version
         }
-        let trimmed = text.trimmingSpaces()
-        if trimmed.isEmpty { return nil }
-        guard let version = UInt64(trimmed) else {
-            throw .badRequest("Last-Event-ID must be a version number, not \"\(text)\"", field: "Last-Event-ID")
-        }
-        return version
+        let header = try version(request.header("Last-Event-ID"))
+        let query = try version(OverlayService.queryValue(request, "lastEventId"))
+        return header ?? query
     }
 
     private func putOrientation(_ name: String, _ request: HTTPRequest) throws(APIError) -> Routed {

@@ -171,9 +171,10 @@ struct RequestFields {
 }
 
 extension StringProtocol {
-    /// The text without surrounding spaces, tabs and line breaks.
+    /// The text without surrounding spaces, tabs and line breaks. CR LF is one Character in Swift,
+    /// equal to neither "\r" nor "\n", so it is named too (`curl -d $'0.5\r\n'` is a number).
     func trimmingSpaces() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
         guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
             return ""
         }

@@ -1,0 +1,280 @@
+import Synchronization
+import Testing
+
+@testable import OverlayService
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Named channels (`/channels/{name}/…`): each its own queue, version, orientation and device;
+/// `default` is the unprefixed paths.
+@Suite("Channels")
+struct ChannelTests {
+    /// A write to one channel changes only that channel: its own ids, version and Location; the
+    /// others (and `default`) keep version 0, and reading a channel that does not exist shows a
+    /// fresh overlay without creating it.
+    @Test func isolation() throws {
+        let live = try LiveServer()
+        let posted = try live.post("/channels/a/messages", json: #"{"text": "for a", "kind": "sending"}"#)
+        #expect(posted.status == 202)
+        #expect(posted.header("Location") == "/channels/a/messages/1")
+        #expect(posted.json["id"]?.int == 1)
+        #expect(try live.version("/channels/a/overlay") == 1)
+        #expect(try live.version("/channels/b/overlay") == 0)
+        #expect(try live.version() == 0)
+        #expect(try live.get("/messages").json["messages"]?.array?.count == 0)
+        #expect(try live.get("/channels/a/messages/1").json["text"]?.string == "for a")
+        expectError(try live.get("/messages/1"), status: 404, code: "not_found")
+        expectError(try live.get("/channels/b/messages/1"), status: 404, code: "not_found")
+        expectError(try live.request("DELETE", "/channels/b/messages/1"), status: 404, code: "not_found")
+
+        // b's first message also gets id 1; a is untouched by it.
+        let other = try live.post("/channels/b/messages", json: #"{"text": "for b"}"#)
+        #expect(other.header("Location") == "/channels/b/messages/1")
+        #expect(try live.version("/channels/a/overlay") == 1)
+        #expect(try live.get("/channels/a/overlay").json["message"]?["text"]?.string == "for a")
+        #expect(try live.get("/channels/b/overlay").json["message"]?["text"]?.string == "for b")
+
+        // Orientation is per channel.
+        #expect(try live.request("PUT", "/channels/a/orientation", body: "landscapeLeft").status == 200)
+        #expect(try live.get("/channels/a/overlay").json["phase"]?.string == "rotatingOut")
+        #expect(try live.get("/channels/b/overlay").json["phase"]?.string == "showing")
+        #expect(try live.get("/overlay").json["phase"]?.string == "hidden")
+
+        let listed = try live.get("/channels").json["channels"]?.array ?? []
+        #expect(listed.compactMap { $0["name"]?.string } == ["a", "b", "default"])
+        #expect(try live.get("/channels/never/overlay").json["version"]?.int == 0)
+        #expect(try live.get("/channels/never/messages").json["messages"]?.array?.count == 0)
+        #expect(try live.get("/channels").json["channels"]?.array?.count == 3)
+        expectError(try live.get("/channels/never"), status: 404, code: "not_found")
+    }
+
+    /// A subscription brings a channel into being (a display may start before its senders): an
+    /// event stream or a long-poll on a new name lists it in `GET /channels`, at version 0.
+    @Test func subscriptionCreatesChannel() throws {
+        let live = try LiveServer()
+        let stream = try StreamClient.events(port: live.port, path: "/channels/display/events")
+        #expect(stream.nextEvent()?.version == 0)
+        let waiter = try StreamClient(port: live.port, path: "/channels/poller/overlay?wait=10&since=0")
+        #expect(try live.waitForMetric("overlayd_long_poll_waiters", channel: "poller", toBe: 1))
+        #expect(
+            try live.get("/channels").json["channels"]?.array?.compactMap { $0["name"]?.string } == [
+                "default", "display", "poller",
+            ])
+        #expect(try live.get("/channels/display").json["version"]?.int == 0)
+        #expect(try live.post("/channels/poller/messages", json: #"{"text": "hi"}"#).status == 202)
+        #expect(try waiter.response().json["version"]?.int == 1)
+        #expect(stream.nextBlock(timeout: 0.2) == nil)
+    }
+
+    /// A long-poll on a channel that does not exist, naming a version other than a new channel's
+    /// 0, has nothing to wait for: it is a read, answered at once with the fresh overlay, and
+    /// creates nothing (also when the channel limit is reached).
+    @Test func longPollThatNeedNotWaitCreatesNothing() throws {
+        let live = try LiveServer { $0.maxChannels = 1 }
+        let start = ContinuousClock.now
+        let response = try live.get("/channels/ghost/overlay?wait=5&since=7")
+        #expect(seconds(since: start) < 2)
+        #expect(response.status == 200)
+        #expect(response.json["version"]?.int == 0)
+        #expect(response.header("ETag") == #"W/"0""#)
+        let tagged = try live.request(
+            "GET", "/channels/ghost/overlay?wait=5", headers: [("If-None-Match", #"W/"3""#)])
+        #expect(tagged.status == 200)
+        #expect(tagged.json["version"]?.int == 0)
+        expectError(try live.get("/channels/ghost"), status: 404, code: "not_found")
+        #expect(try live.get("/channels").json["channels"]?.array?.count == 1)
+    }
+
+    /// `GET /channels/{name}` summarises one channel.
+    @Test func summary() throws {
+        let live = try LiveServer()
+        #expect(try live.post("/channels/x/messages", json: #"{"text": "one", "kind": "sending"}"#).status == 202)
+        #expect(try live.post("/channels/x/messages", json: #"{"text": "two"}"#).status == 202)
+        let summary = try live.get("/channels/x")
+        #expect(summary.status == 200)
+        #expect(summary.json["name"]?.string == "x")
+        #expect(summary.json["version"]?.int == 2)
+        #expect(summary.json["phase"]?.string == "showing")
+        #expect(summary.json["queued"]?.int == 1)
+        #expect(summary.json["device"]?.string == "ipad")
+        #expect(summary.json["orientation"]?.string == "portrait")
+        #expect(try live.get("/channels/default").json["version"]?.int == 0)
+    }
+
+    /// `/channels/default/…` is the unprefixed API: one queue, one version, identical overlays, and
+    /// `/events?channel=` names the same streams.
+    @Test func defaultIsUnprefixed() throws {
+        let live = try LiveServer()
+        let posted = try live.post("/channels/default/messages", json: #"{"text": "both"}"#)
+        #expect(posted.status == 202)
+        #expect(posted.header("Location") == "/channels/default/messages/1")
+        #expect(try live.get("/messages/1").json["text"]?.string == "both")
+        #expect(try live.post("/messages", json: #"{"text": "second"}"#).json["id"]?.int == 2)
+        #expect(try live.get("/channels/default/overlay").body == live.get("/overlay").body)
+        #expect(try live.get("/channels/default/messages").body == live.get("/messages").body)
+
+        let viaQuery = try StreamClient.events(port: live.port, path: "/events?channel=default")
+        let viaPath = try StreamClient.events(port: live.port, path: "/channels/default/events")
+        #expect(viaQuery.nextEvent()?.version == 2)
+        #expect(viaPath.nextEvent()?.version == 2)
+        #expect(try live.request("DELETE", "/messages/2").status == 200)
+        #expect(viaQuery.nextEvent()?.version == 3)
+        #expect(viaPath.nextEvent()?.version == 3)
+    }
+
+    /// Names are 1 to 64 of `A-Z a-z 0-9 . _ -`; anything else is 400, in the path and in `?channel=`.
+    @Test func names() throws {
+        let live = try LiveServer()
+        let longest = String(repeating: "x", count: 64)
+        #expect(try live.post("/channels/\(longest)/messages", json: #"{"text": "ok"}"#).status == 202)
+        #expect(try live.post("/channels/A-z_0.9/messages", json: #"{"text": "ok"}"#).status == 202)
+        for name in [longest + "x", "a!b", "a%20b", "%C3%A4", "a%00b", "semi;colon"] {
+            expectError(
+                try live.post("/channels/\(name)/messages", json: #"{"text": "no"}"#), status: 400,
+                code: "bad_request", field: "channel")
+            expectError(try live.get("/channels/\(name)/overlay"), status: 400, code: "bad_request", field: "channel")
+            expectError(try live.get("/channels/\(name)"), status: 400, code: "bad_request", field: "channel")
+            expectError(try live.get("/events?channel=\(name)"), status: 400, code: "bad_request", field: "channel")
+        }
+        expectError(try live.get("/events?channel="), status: 400, code: "bad_request", field: "channel")
+        #expect(try live.get("/channels").json["channels"]?.array?.count == 3)
+    }
+
+    /// Beyond `maxChannels` (`default` included) nothing creates a channel: a write, a subscription
+    /// or a long-poll on a new name is 503 `too_many_channels`; reads of it still show a fresh
+    /// overlay, and existing channels go on working.
+    @Test func channelLimit() throws {
+        let live = try LiveServer { $0.maxChannels = 3 }
+        #expect(try live.post("/channels/a/messages", json: #"{"text": "a"}"#).status == 202)
+        _ = try StreamClient.events(port: live.port, path: "/channels/b/events")
+        #expect(try live.get("/channels").json["channels"]?.array?.count == 3)
+
+        expectError(
+            try live.post("/channels/c/messages", json: #"{"text": "c"}"#), status: 503, code: "too_many_channels",
+            field: "channel")
+        expectError(
+            try live.request("PUT", "/channels/c/device", body: "iphone"), status: 503, code: "too_many_channels",
+            field: "channel")
+        expectError(
+            try live.request("PUT", "/channels/c/orientation", body: "landscapeLeft"), status: 503,
+            code: "too_many_channels", field: "channel")
+        expectError(try live.get("/channels/c/events"), status: 503, code: "too_many_channels", field: "channel")
+        expectError(try live.get("/events?channel=c"), status: 503, code: "too_many_channels", field: "channel")
+        expectError(
+            try live.get("/channels/c/overlay?wait=5&since=0"), status: 503, code: "too_many_channels",
+            field: "channel")
+        #expect(try live.get("/channels/c/overlay").json["version"]?.int == 0)
+        expectError(try live.get("/channels/c"), status: 404, code: "not_found")
+        #expect(
+            try live.get("/channels").json["channels"]?.array?.compactMap { $0["name"]?.string } == [
+                "a", "b", "default",
+            ])
+
+        #expect(try live.post("/channels/a/messages", json: #"{"text": "again"}"#).status == 202)
+        #expect(try live.post("/channels/b/messages", json: #"{"text": "b"}"#).status == 202)
+        #expect(try live.post("/messages", json: #"{"text": "default"}"#).status == 202)
+        #expect(try live.version("/channels/b/overlay") == 1)
+    }
+
+    /// Many clients creating channels at once never pass the limit: exactly `maxChannels` exist
+    /// afterwards, and every refused creation was a 503.
+    @Test func channelLimitUnderConcurrency() throws {
+        let live = try LiveServer {
+            $0.maxChannels = 10
+            $0.writesPerSecond = 0
+        }
+        let port = live.port
+        let statuses = Mutex<[Int]>([])
+        onThreads(8) { thread in
+            for index in 0..<5 {
+                let status =
+                    (try? TestClient.request("POST", "/channels/c\(thread)-\(index)/messages", port: port, body: "x"))?
+                    .status ?? 0
+                statuses.withLock { $0.append(status) }
+            }
+        }
+        let all = statuses.withLock { $0 }
+        #expect(all.filter { $0 == 202 }.count == 9)
+        #expect(all.filter { $0 == 503 }.count == 31)
+        #expect(try live.get("/channels").json["channels"]?.array?.count == 10)
+    }
+
+    /// Long-polls and event streams see only their own channel's changes.
+    @Test func longPollAndEventsPerChannel() throws {
+        let live = try LiveServer()
+        let port = live.port
+        let waiterA = try StreamClient(port: port, path: "/channels/a/overlay?wait=20&since=0")
+        let waiterDefault = try StreamClient(port: port, path: "/overlay?wait=20&since=0")
+        let streamA = try StreamClient.events(port: port, path: "/events?channel=a")
+        let streamB = try StreamClient.events(port: port, path: "/channels/b/events")
+        let streamDefault = try StreamClient.events(port: port)
+        for stream in [streamA, streamB, streamDefault] { #expect(stream.nextEvent()?.version == 0) }
+        #expect(try live.waitForMetric("overlayd_long_poll_waiters", channel: "a", toBe: 1))
+        #expect(try live.waitForMetric("overlayd_long_poll_waiters", toBe: 1))
+        #expect(try live.metric("overlayd_event_streams", channel: "b") == 1)
+
+        #expect(try live.post("/channels/b/messages", json: #"{"text": "b only", "kind": "sending"}"#).status == 202)
+        let eventB = streamB.nextEvent(timeout: 2)
+        #expect(eventB?.version == 1)
+        #expect(eventB?.json["message"]?["text"]?.string == "b only")
+        #expect(streamA.nextBlock(timeout: 0.3) == nil)
+        #expect(streamDefault.nextBlock(timeout: 0.1) == nil)
+        #expect(!waiterA.hasData(timeout: 0.1))
+        #expect(!waiterDefault.hasData())
+
+        #expect(try live.post("/channels/a/messages", json: #"{"text": "a only", "kind": "sending"}"#).status == 202)
+        let answerA = try waiterA.response(timeout: 2)
+        #expect(answerA.status == 200)
+        #expect(answerA.json["message"]?["text"]?.string == "a only")
+        #expect(streamA.nextEvent(timeout: 2)?.json["message"]?["text"]?.string == "a only")
+        #expect(streamB.nextBlock(timeout: 0.3) == nil)
+        #expect(!waiterDefault.hasData(timeout: 0.1))
+
+        // The manual clock is shared: advancing it reaches each channel's own deadlines.
+        #expect(try live.advance(0.25).status == 200)
+        #expect(streamA.nextEvent(timeout: 2)?.json["phase"]?.string == "visible")
+        #expect(streamB.nextEvent(timeout: 2)?.json["phase"]?.string == "visible")
+        #expect(streamDefault.nextBlock(timeout: 0.3) == nil)
+        #expect(!waiterDefault.hasData())
+        #expect(try live.version() == 0)
+    }
+
+    /// `PUT /channels/{name}/device` changes that channel's frame at once (iphone portrait:
+    /// 320 × 20); an unknown device is 422; the others keep theirs.
+    @Test func device() throws {
+        let live = try LiveServer()
+        let changed = try live.request(
+            "PUT", "/channels/phone/device", headers: [("Content-Type", "application/json")],
+            body: #"{"device": "iphone"}"#)
+        #expect(changed.status == 200)
+        #expect(changed.json["device"]?.string == "iphone")
+        let frame = changed.json["frame"]
+        #expect(frame?["x"]?.number == 0)
+        #expect(frame?["y"]?.number == 0)
+        #expect(frame?["width"]?.number == 320)
+        #expect(frame?["height"]?.number == 20)
+        #expect(changed.json["version"]?.int == 1)
+        #expect(try live.get("/channels/phone/overlay").json["frame"]?["width"]?.number == 320)
+        #expect(try live.get("/channels/phone").json["device"]?.string == "iphone")
+
+        let notch = try live.request("PUT", "/channels/phone/device", body: "iphone-notch")
+        #expect(notch.json["frame"]?["width"]?.number == 375)
+        #expect(notch.json["frame"]?["height"]?.number == 44)
+        #expect(notch.json["version"]?.int == 2)
+
+        expectError(
+            try live.request(
+                "PUT", "/channels/phone/device", headers: [("Content-Type", "application/json")],
+                body: #"{"device": "pixel"}"#), status: 422, code: "invalid_field", field: "device")
+        #expect(try live.get("/channels/phone/overlay").json["device"]?.string == "iphone-notch")
+        #expect(try live.version("/channels/phone/overlay") == 2)
+
+        let unchanged = try live.get("/overlay").json
+        #expect(unchanged["device"]?.string == "ipad")
+        #expect(unchanged["frame"]?["width"]?.number == 768)
+        // The unprefixed route changes the default channel.
+        #expect(try live.request("PUT", "/device", body: "iphone").json["frame"]?["width"]?.number == 320)
+    }
+}
