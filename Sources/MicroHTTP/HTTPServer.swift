@@ -163,6 +163,9 @@ public final class HTTPServer: Sendable {
                 method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/")
             slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
             inFlight.withLock { _ = $0.insert(ObjectIdentifier(exchange)) }
+            if let problem = HTTPServer.framingProblem(values(connection, .HEADER_KIND)) {
+                return exchange.refuseFraming(connection, problem)
+            }
             if let length = header(connection, "Content-Length").flatMap({ Int($0) }), length > maxBodyBytes {
                 return exchange.refuseBody(connection)
             }
@@ -194,6 +197,28 @@ public final class HTTPServer: Sendable {
             return .YES
         }
         return exchange.requestEnded(connection)
+    }
+
+    /// Why a request's body cannot be delimited safely, if it cannot (RFC 9112 §6.3): Content-Length
+    /// headers that disagree, or Content-Length beside Transfer-Encoding. libmicrohttpd takes the
+    /// first length, or the chunked coding, and keeps the connection open; a proxy in front that
+    /// read the other length would see another request start in the body (request smuggling).
+    static func framingProblem(_ headers: [(String, String?)]) -> String? {
+        var lengths: Set<String> = []
+        var chunked = false
+        for (name, value) in headers {
+            switch name.lowercased() {
+            case "content-length":
+                let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+                let text = (value ?? "").utf8.drop(while: blank).reversed().drop(while: blank).reversed()
+                lengths.insert(String(decoding: text, as: UTF8.self))
+            case "transfer-encoding": chunked = true
+            default: break
+            }
+        }
+        if lengths.count > 1 { return "conflicting Content-Length headers" }
+        if chunked && !lengths.isEmpty { return "both Content-Length and Transfer-Encoding" }
+        return nil
     }
 
     fileprivate func completed(slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
@@ -388,6 +413,21 @@ public final class HTTPResponder: @unchecked Sendable {
                 #"{"error":{"code":"payload_too_large","message":"the body is over \#(server.maxBodyBytes) bytes"}}"#
                     .utf8))
         state.withLock { $0 = .sent(status: 413, bytes: response.body.count) }
+        return queue(response, on: connection)
+    }
+
+    /// A request whose body has no single length: answer 400 now, so that libmicrohttpd closes
+    /// the connection after it instead of reading on from a place a proxy may disagree with.
+    fileprivate func refuseFraming(_ connection: OpaquePointer, _ problem: String) -> MHD_Result {
+        // Whatever body still comes is dropped, as for a body over the limit.
+        bodyTooLarge = true
+        body = []
+        let response = HTTPResponse(
+            status: 400,
+            headers: [Header(name: "Content-Type", value: "application/json; charset=utf-8")],
+            body: Array(
+                #"{"error":{"code":"bad_request","message":"the body's length is ambiguous: \#(problem)"}}"#.utf8))
+        state.withLock { $0 = .sent(status: 400, bytes: response.body.count) }
         return queue(response, on: connection)
     }
 

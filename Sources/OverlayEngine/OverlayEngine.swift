@@ -106,7 +106,12 @@ public struct OverlayEngine: Sendable {
         if let device = restored.device { self.device = device }
         orientation = restored.orientation
         history = Array(restored.history.suffix(configuration.historySize))
-        let live = restored.live.sorted { ($0.state == .showing ? 0 : 1, $0.queueOrder) < ($1.state == .showing ? 0 : 1, $1.queueOrder) }
+        // Ended messages beyond `historySize` (a smaller one configured since) are forgotten, and
+        // journaled as such so that a store deletes their rows instead of loading them forever.
+        let dropped = restored.history.dropLast(history.count).map(\.id)
+        let live = restored.live.sorted {
+            ($0.state == .showing ? 0 : 1, $0.queueOrder) < ($1.state == .showing ? 0 : 1, $1.queueOrder)
+        }
         for var message in live {
             message.state = .queued
             message.shownAt = nil
@@ -121,7 +126,7 @@ public struct OverlayEngine: Sendable {
             showNextIfAny(at: now)
             version += 1
         }
-        changedMessages = Set(live.map(\.id))
+        changedMessages = Set(live.map(\.id)).union(dropped)
     }
 
     /// The ids whose records changed since the last call, and forgets them.

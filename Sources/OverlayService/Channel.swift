@@ -249,8 +249,24 @@ final class Channel: Sendable {
     private func record(of engine: OverlayEngine, changed: Set<Int64>) -> ChannelRecord {
         var messages: [Message] = []
         var forgotten: [Int64] = []
+        var ended: [Int64: Message] = [:]
         for id in changed.sorted() {
-            if let message = engine.message(id: id) { messages.append(message) } else { forgotten.append(id) }
+            guard let message = engine.message(id: id) else {
+                forgotten.append(id)
+                continue
+            }
+            if message.state.hasEnded { ended[id] = message } else { messages.append(message) }
+        }
+        // The store numbers ended messages in the order they come here. That must be the order
+        // they ended (the history's), not their ids': a sticky message sent back to the queue by
+        // an immediate one ends after it. Else a restart that cuts the history drops the newest.
+        if !ended.isEmpty {
+            var inOrder: [Message] = []
+            for message in engine.history.reversed() {
+                if ended.isEmpty { break }
+                if let changed = ended.removeValue(forKey: message.id) { inOrder.append(changed) }
+            }
+            messages += ended.values.sorted { $0.id < $1.id } + inOrder.reversed()
         }
         // During `rotatingOut` the window still has the old orientation and the one a client PUT
         // (and was answered for) is the target: that one is stored, or a restart would lose it.

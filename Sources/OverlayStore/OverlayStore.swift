@@ -104,6 +104,15 @@ public final class OverlayStore: @unchecked Sendable {
         }
         try OverlayStore.checkIntegrity(database)
         try Schema.migrate(database)
+        // One real write, so that a database that cannot be written (a read-only file, journal or
+        // file system: SQLite then opens it read-only) stops start-up instead of failing every
+        // commit later.
+        do {
+            try database.execute("BEGIN IMMEDIATE; UPDATE schema_version SET version = version; COMMIT")
+        } catch {
+            try? database.execute("ROLLBACK")
+            throw StoreError("\(path) cannot be written: \(error)")
+        }
         upsertChannel = try database.prepare(
             """
             INSERT INTO channels (name, version, version_reserved, next_id, next_id_reserved, orientation, device)

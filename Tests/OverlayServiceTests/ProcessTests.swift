@@ -44,8 +44,9 @@ struct ProcessTests {
         private(set) var errors: [UInt8] = []
         private(set) var status: Int32?
 
-        init(_ arguments: [String], environment: [String: String] = [:]) throws {
-            let path = try ProcessTests.binary()
+        /// Runs overlayd, or `executable` (a shell that sets limits and runs overlayd, say).
+        init(_ arguments: [String], environment: [String: String] = [:], executable: String? = nil) throws {
+            let path = try executable ?? ProcessTests.binary()
             var outPipe: [Int32] = [0, 0]
             var errPipe: [Int32] = [0, 0]
             guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw TestClientError(description: "pipe failed") }

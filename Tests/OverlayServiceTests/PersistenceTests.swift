@@ -1,0 +1,548 @@
+import Synchronization
+import Testing
+
+@testable import OverlayService
+@testable import OverlayStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Spec §7 "Durable": the queue, the shown message (shown again from the start of its animation),
+/// the history, channels, orientation and device survive a restart; ids and versions never
+/// repeat. In-process servers on one data directory, one after the other.
+@Suite("Persistence")
+struct PersistenceTests {
+    /// A manual-clock server keeping its state in `directory`.
+    static func server(on directory: TemporaryDirectory) throws -> LiveServer {
+        try LiveServer(clock: .manual) {
+            $0.ephemeral = false
+            $0.dataDirectory = directory.path
+        }
+    }
+
+    /// The fields of a message that a restart keeps.
+    static func kept(_ message: JSONValue) -> [String] {
+        ["id", "kind", "text", "progress", "duration", "key", "postedAt"].map { "\($0)=\(message[$0] ?? .null)" }
+    }
+
+    /// Tracks the highest version a reader saw and every ETag, across requests.
+    final class Seen {
+        var maximum = 0
+        var etags: Set<String> = []
+
+        func overlay(_ live: LiveServer, _ channel: String = "") throws -> JSONValue {
+            let response = try live.get("\(channel)/overlay")
+            #expect(response.status == 200)
+            if let etag = response.header("ETag") { etags.insert(etag) }
+            maximum = max(maximum, response.json["version"]?.int ?? 0)
+            return response.json
+        }
+    }
+
+    /// Messages of every sort (keys, progress, durations, a cancelled and a done one, an immediate
+    /// that sent a sticky one back to the head), a second channel on another device in the
+    /// middle of a rotation: after a restart on the same directory the queues, their order and
+    /// fields, the history, device and orientation are back; the shown message shows again from
+    /// the start of its slide; versions, ETags and ids go on beyond everything seen before.
+    @Test func roundTrip() throws {
+        let directory = try TemporaryDirectory()
+        let seen = Seen()
+        let json = [("Content-Type", "application/json")]
+        var before: [String: [[String]]] = [:]
+        var maximumID = 0
+        do {
+            let live = try PersistenceTests.server(on: directory)
+            // 1 ends (done) before the others come: history.
+            #expect(try live.post("/messages", json: #"{"text": "quick", "duration": 0.5}"#).status == 202)
+            try live.advance(1)
+            #expect(try seen.overlay(live)["phase"]?.string == "hidden")
+            // 2 is shown (sticky); 3, 4, 5 wait; 5 is cancelled.
+            let posts = [
+                #"{"text": "Sending photo…", "kind": "sending", "key": "upload-42"}"#,
+                #"{"kind": "progress", "text": "Downloading…", "progress": 0.25, "key": "dl-7"}"#,
+                #"{"text": "custom", "kind": "failed", "duration": 42.5}"#,
+                #"{"text": "to be cancelled"}"#,
+            ]
+            for (offset, body) in posts.enumerated() {
+                let posted = try live.post("/messages", json: body)
+                #expect(posted.status == 202)
+                #expect(posted.json["id"]?.int == offset + 2)
+            }
+            #expect(try live.request("DELETE", "/messages/5").json["state"]?.string == "cancelled")
+            let keyed = try live.post("/messages", json: #"{"key": "dl-7", "progress": 0.5}"#)
+            #expect(keyed.status == 200)
+            #expect(keyed.json["id"]?.int == 3)
+            #expect(
+                try live.request("PATCH", "/messages/4", headers: json, body: #"{"text": "custom!"}"#).status == 200)
+            try live.advance(1)
+            // An immediate replaces the sticky 2, which goes back to the head of the queue.
+            let urgent = try live.post("/messages", json: #"{"text": "urgent", "kind": "failed", "immediate": true}"#)
+            #expect(urgent.json["id"]?.int == 6)
+            #expect(try seen.overlay(live)["message"]?["id"]?.int == 6)
+
+            // Another channel, on another device, in another orientation.
+            #expect(
+                try live.post("/channels/ops/messages", json: #"{"text": "ops one", "kind": "sent"}"#).status == 202)
+            #expect(try live.request("PUT", "/channels/ops/device", body: "iphone").status == 200)
+            #expect(try live.post("/channels/ops/messages", json: #"{"text": "ops two"}"#).status == 202)
+            #expect(try live.request("PUT", "/channels/ops/orientation", body: "landscapeLeft").status == 200)
+            _ = try seen.overlay(live, "/channels/ops")
+
+            for channel in ["", "/channels/ops"] {
+                let messages = try #require(live.get("\(channel)/messages").json["messages"]?.array)
+                before[channel] = messages.map(PersistenceTests.kept)
+                maximumID = max(maximumID, messages.compactMap { $0["id"]?.int }.max() ?? 0)
+            }
+            #expect(before[""]?.map { $0[0] } == [6, 2, 3, 4].map { "id=\(JSONValue.number($0))" })
+            _ = try seen.overlay(live)
+        }
+
+        let etagsBefore = seen.etags
+        let versionBefore = seen.maximum
+        let live = try PersistenceTests.server(on: directory)
+        // The same queue, in the same order, with the same fields.
+        for channel in ["", "/channels/ops"] {
+            let messages = try #require(live.get("\(channel)/messages").json["messages"]?.array)
+            #expect(messages.map(PersistenceTests.kept) == before[channel])
+            #expect(messages.first?["state"]?.string == "showing")
+            #expect(messages.dropFirst().allSatisfy { $0["state"]?.string == "queued" })
+        }
+        // The shown one shows again from the start of its slide.
+        let overlay = try seen.overlay(live)
+        #expect(overlay["phase"]?.string == "showing")
+        #expect(overlay["contentOffset"]?.number == -20)
+        #expect(overlay["message"]?["id"]?.int == 6)
+        #expect(overlay["message"]?["state"]?.string == "showing")
+        #expect(overlay["animation"]?["from"]?.number == -20)
+        #expect(overlay["animation"]?["start"]?.number == 0)
+        #expect(overlay["queued"]?.int == 3)
+        // The version is beyond anything seen before, so no ETag repeats.
+        let version = try #require(overlay["version"]?.int)
+        #expect(version > versionBefore)
+        let etag = try #require(live.get("/overlay").header("ETag"))
+        #expect(!etagsBefore.contains(etag))
+
+        // The history: the done and the cancelled message can still be read.
+        let done = try live.get("/messages/1")
+        #expect(done.status == 200)
+        #expect(done.json["state"]?.string == "done")
+        #expect(done.json["text"]?.string == "quick")
+        #expect(done.json["endedAt"]?.number == 0.75)
+        #expect(try live.get("/messages/5").json["state"]?.string == "cancelled")
+
+        // The other channel: its device, orientation (a rotation was under way) and queue.
+        let channel = try live.get("/channels/ops").json
+        #expect(channel["device"]?.string == "iphone")
+        #expect(channel["orientation"]?.string == "landscapeLeft")
+        let ops = try seen.overlay(live, "/channels/ops")
+        #expect(ops["frame"]?["width"]?.number == 20)
+        #expect(ops["frame"]?["height"]?.number == 480)
+        #expect(ops["rotation"]?.number == -90)
+        #expect(ops["message"]?["text"]?.string == "ops one")
+
+        // A key still finds its restored message; a new message gets an id never used before.
+        let keyed = try live.post("/messages", json: #"{"key": "upload-42", "kind": "sent", "text": "Photo sent"}"#)
+        #expect(keyed.status == 200)
+        #expect(keyed.json["id"]?.int == 2)
+        let fresh = try live.post("/messages", json: #"{"text": "after the restart"}"#)
+        #expect(fresh.status == 202)
+        #expect(try #require(fresh.json["id"]?.int) > maximumID)
+        let opsFresh = try live.post("/channels/ops/messages", json: #"{"text": "ops three"}"#)
+        #expect(try #require(opsFresh.json["id"]?.int) > maximumID)
+    }
+
+    /// Restart after restart, with writes and deadlines in between: each version and id is beyond
+    /// every earlier one, and no ETag comes back.
+    @Test func versionsAndIdsNeverRepeat() throws {
+        let directory = try TemporaryDirectory()
+        let seen = Seen()
+        var ids: Set<Int> = []
+        var highestID = 0
+        for round in 0..<4 {
+            let live = try PersistenceTests.server(on: directory)
+            let etagsBefore = seen.etags
+            let versionBefore = seen.maximum
+            let first = try seen.overlay(live)
+            if round > 0 {
+                #expect(try #require(first["version"]?.int) > versionBefore)
+                #expect(seen.etags.subtracting(etagsBefore).count == 1)
+            }
+            for index in 0..<3 {
+                let posted = try live.post("/messages", json: #"{"text": "round \#(round) #\#(index)", "duration": 1}"#)
+                let id = try #require(posted.json["id"]?.int)
+                #expect(!ids.contains(id))
+                #expect(id > highestID)
+                ids.insert(id)
+                highestID = id
+                _ = try seen.overlay(live)
+            }
+            try live.advance(1.5)
+            _ = try seen.overlay(live)
+        }
+    }
+
+    /// An orientation change that is still rotating out when the process stops is not lost: the
+    /// PUT was answered 200, so the restarted overlay is in the new orientation.
+    @Test func orientationOfARunningRotationSurvives() throws {
+        let directory = try TemporaryDirectory()
+        do {
+            let live = try PersistenceTests.server(on: directory)
+            #expect(try live.post("/messages", json: #"{"text": "a", "kind": "sending"}"#).status == 202)
+            try live.advance(1)
+            let rotating = try live.request("PUT", "/orientation", body: "landscapeRight")
+            #expect(rotating.status == 200)
+            #expect(rotating.json["phase"]?.string == "rotatingOut")
+        }
+        let live = try PersistenceTests.server(on: directory)
+        let overlay = try live.overlay()
+        #expect(overlay["orientation"]?.string == "landscapeRight")
+        #expect(overlay["rotation"]?.number == 90)
+        #expect(overlay["phase"]?.string == "showing")
+    }
+
+    /// A restart with a smaller `historySize` forgets the oldest ended messages, and their rows go:
+    /// a later restart with a larger history does not bring them back.
+    @Test func smallerHistoryForgetsForGood() throws {
+        let directory = try TemporaryDirectory()
+        do {
+            let live = try PersistenceTests.server(on: directory)
+            for index in 1...4 {
+                #expect(try live.post("/messages", json: #"{"text": "m\#(index)"}"#).status == 202)
+                #expect(try live.request("DELETE", "/messages/\(index)").status == 200)
+            }
+        }
+        do {
+            let live = try LiveServer(clock: .manual) {
+                $0.ephemeral = false
+                $0.dataDirectory = directory.path
+                $0.engine.historySize = 2
+            }
+            #expect(try live.get("/messages/1").status == 404)
+            #expect(try live.get("/messages/3").status == 200)
+        }
+        let live = try PersistenceTests.server(on: directory)
+        #expect(try live.get("/messages/1").status == 404)
+        #expect(try live.get("/messages/2").status == 404)
+        #expect(try live.get("/messages/4").json["state"]?.string == "cancelled")
+    }
+
+    /// The history comes back in the order the messages ended, also when one step of the clock
+    /// ends several of them out of id order: the newest stays when the history is cut.
+    @Test func historyKeepsTheOrderOfEnding() throws {
+        let directory = try TemporaryDirectory()
+        do {
+            let live = try PersistenceTests.server(on: directory)
+            #expect(try live.post("/messages", json: #"{"text": "sticky", "kind": "sending"}"#).status == 202)
+            try live.advance(1)
+            // 2 replaces the sticky 1, which waits at the head; 2 ends at 1.5, then 1 shows and
+            // expires at 301.5: both within one advance, 2 first.
+            let urgent = try live.post("/messages", json: #"{"text": "urgent", "duration": 0.5, "immediate": true}"#)
+            #expect(urgent.json["id"]?.int == 2)
+            try live.advance(400)
+            #expect(try live.get("/messages/1").json["endedAt"]?.number == 301.5)
+            #expect(try live.get("/messages/2").json["endedAt"]?.number == 1.5)
+        }
+        let live = try LiveServer(clock: .manual) {
+            $0.ephemeral = false
+            $0.dataDirectory = directory.path
+            $0.engine.historySize = 1
+        }
+        #expect(try live.get("/messages/1").json["state"]?.string == "expired")
+        #expect(try live.get("/messages/2").status == 404)
+    }
+
+    /// While one server holds the data directory, another cannot open it: StoreError, not a second
+    /// writer on the same file.
+    @Test func oneServerPerDataDirectory() throws {
+        let directory = try TemporaryDirectory()
+        let first = try PersistenceTests.server(on: directory)
+        #expect(throws: StoreError.self) { _ = try PersistenceTests.server(on: directory) }
+        #expect(try first.post("/messages", json: #"{"text": "still mine"}"#).status == 202)
+    }
+}
+
+/// `kill -9` and SIGTERM in the middle of a burst of POSTs, with the real executable: every
+/// message answered 202 is there after a restart on the same data directory.
+@Suite("Crash and restart")
+struct CrashTests {
+    /// Eight threads POST as fast as they can; the process is killed with SIGKILL mid-burst and
+    /// started again on the same directory, a few rounds over. Every 202 survives; ids and versions
+    /// go on beyond everything answered before.
+    @Test func killDashNineLosesNoAcceptedMessage() throws {
+        let directory = try TemporaryDirectory()
+        let configuration = try burstConfiguration()
+        var everything: [Accepted] = []
+        let highestVersion = Mutex(0)
+        for round in 0..<3 {
+            let (child, port) = try ProcessTests.Child.daemon(on: directory.path, configuration: configuration)
+            if round > 0 {
+                let version = try #require(TestClient.request("GET", "/overlay", port: port).json["version"]?.int)
+                #expect(version > highestVersion.withLock { $0 }, "round \(round)")
+                let lost = missing(everything, port: port)
+                #expect(lost.isEmpty, "round \(round): \(lost.count) lost, first \(lost.prefix(3))")
+            }
+            let log = AcceptedLog()
+            let pid = child.pid
+            burst(port: port, threads: 8, round: round, log: log) {
+                // A reader follows the version (it sees changes before they are on disk); the kill
+                // comes at a different moment each round, while every thread is busy posting.
+                let start = MonotonicSeconds.now()
+                let delay = 0.05 + Double(round) * 0.07
+                var reached: Double?
+                while MonotonicSeconds.now() - start < 10 {
+                    if let version = try? TestClient.request("GET", "/overlay", port: port).json["version"]?.int {
+                        highestVersion.withLock { $0 = max($0, version) }
+                    }
+                    if reached == nil && log.count >= 100 { reached = MonotonicSeconds.now() }
+                    if let reached, MonotonicSeconds.now() - reached >= delay { break }
+                }
+                kill(pid, SIGKILL)
+            }
+            #expect(child.exitStatus(within: 5) == nil)
+            let accepted = log.all
+            print("kill -9 round \(round): \(accepted.count) messages answered 202 before SIGKILL")
+            #expect(accepted.count >= 100, "round \(round): only \(accepted.count) accepted")
+            #expect(Set(accepted.map(\.id)).count == accepted.count)
+            #expect(Set(everything.map(\.id)).isDisjoint(with: accepted.map(\.id)))
+            everything += accepted
+        }
+        let (child, port) = try ProcessTests.Child.daemon(on: directory.path, configuration: configuration)
+        let lost = missing(everything, port: port)
+        #expect(lost.isEmpty, "\(lost.count) of \(everything.count) lost, first \(lost.prefix(3))")
+        let fresh = try TestClient.request("POST", "/messages", port: port, body: "after three crashes")
+        #expect(try #require(fresh.json["id"]?.int) > everything.map(\.id).max() ?? 0)
+        let version = try #require(TestClient.request("GET", "/overlay", port: port).json["version"]?.int)
+        #expect(version > highestVersion.withLock { $0 })
+        kill(child.pid, SIGKILL)
+    }
+
+    /// SIGTERM during a burst: exit 0 within 5 s; every 202 answered before is there afterwards.
+    @Test func sigtermDuringBurstKeepsEveryAcceptedMessage() throws {
+        let directory = try TemporaryDirectory()
+        let configuration = try burstConfiguration()
+        let (child, port) = try ProcessTests.Child.daemon(on: directory.path, configuration: configuration)
+        let log = AcceptedLog()
+        let pid = child.pid
+        let stopTime = Mutex<Double>(0)
+        burst(port: port, threads: 8, round: 0, log: log) {
+            let start = MonotonicSeconds.now()
+            while log.count < 100 && MonotonicSeconds.now() - start < 10 { usleep(1_000) }
+            usleep(100_000)
+            stopTime.withLock { $0 = MonotonicSeconds.now() }
+            kill(pid, SIGTERM)
+            // Let the threads see the server stop before the burst ends.
+            usleep(300_000)
+        }
+        let status = child.exitStatus(within: 5)
+        let elapsed = MonotonicSeconds.now() - stopTime.withLock { $0 }
+        #expect(status == 0, "stderr: \(child.errorText.suffix(500))")
+        #expect(elapsed < 5)
+        #expect(child.errorText.contains("overlayd stopped"))
+        let accepted = log.all
+        print("SIGTERM: \(accepted.count) messages answered 202, stopped in \(elapsed) s")
+        #expect(accepted.count >= 100)
+
+        let (restarted, newPort) = try ProcessTests.Child.daemon(on: directory.path, configuration: configuration)
+        let lost = missing(accepted, port: newPort)
+        #expect(lost.isEmpty, "\(lost.count) of \(accepted.count) lost, first \(lost.prefix(3))")
+        kill(restarted.pid, SIGKILL)
+    }
+}
+
+/// A commit that fails (here: the file size limit, as a full disk would) is answered 503
+/// `storage_failed`, never 202 or 200; the process goes on serving and stops cleanly.
+@Suite("Storage failure")
+struct StorageFailureTests {
+    @Test func failedCommitsAreNotAnsweredAsStored() throws {
+        let directory = try TemporaryDirectory()
+        let configuration = try burstConfiguration()
+        // SIGXFSZ ignored, so that a write past the limit fails with EFBIG instead of killing.
+        let script = #"trap "" XFSZ; ulimit -f 200; exec "$0" "$@""#
+        let child = try ProcessTests.Child(
+            [
+                "-c", script, try ProcessTests.binary(), "--port", "0", "--clock", "manual", "--data-dir",
+                directory.path, "--config", configuration.path,
+            ], executable: "/bin/sh")
+        let port = try #require(child.listeningPort(), "stderr: \(child.errorText)")
+        let long = String(repeating: "x", count: 250)
+        var accepted: [Accepted] = []
+        var refused: TestResponse?
+        for index in 0..<500 where refused == nil {
+            let response = try TestClient.request("POST", "/messages", port: port, body: "\(index) \(long)")
+            if response.status == 202, let id = response.json["id"]?.int {
+                accepted.append(Accepted(id: id, text: response.json["text"]?.string ?? ""))
+            } else {
+                refused = response
+            }
+        }
+        let failed = try #require(refused, "the file size limit was never reached")
+        #expect(!accepted.isEmpty)
+        expectError(failed, status: 503, code: "storage_failed")
+        #expect(failed.header("Retry-After") == "1")
+
+        // A keyed POST that could not be stored, retried: the retry changes nothing in memory,
+        // but must not claim what the first could not (200 would say "it is there").
+        let keyed = #"{"key": "upload-7", "text": "keyed"}"#
+        let json = [("Content-Type", "application/json")]
+        let first = try TestClient.request("POST", "/messages", port: port, headers: json, body: keyed)
+        expectError(first, status: 503, code: "storage_failed")
+        let retried = try TestClient.request("POST", "/messages", port: port, headers: json, body: keyed)
+        expectError(retried, status: 503, code: "storage_failed")
+
+        // Reads go on; the process stops cleanly and names the failure in its log.
+        #expect(try TestClient.request("GET", "/healthz", port: port).status == 200)
+        #expect(try TestClient.request("GET", "/messages", port: port).status == 200)
+        kill(child.pid, SIGTERM)
+        #expect(child.exitStatus(within: 5) == 0)
+        #expect(child.errorText.contains("storing failed"))
+
+        // Every 202 is there after a restart without the limit.
+        let (restarted, newPort) = try ProcessTests.Child.daemon(on: directory.path, configuration: configuration)
+        let lost = missing(accepted, port: newPort)
+        #expect(lost.isEmpty, "\(lost.count) of \(accepted.count) lost, first \(lost.prefix(3))")
+        kill(restarted.pid, SIGKILL)
+    }
+}
+
+/// A data directory overlayd cannot use stops start-up with exit status 2 and a message naming
+/// the file or directory: overlayd never starts on empty state instead.
+@Suite("Unusable data directory")
+struct DataDirectoryTests {
+    /// Starts overlayd on `directory` and expects exit 2, `named` in the message, and no listening.
+    static func expectRefusal(
+        _ directory: String, named: String, mentioning reason: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let child = try ProcessTests.Child(["--port", "0", "--data-dir", directory, "--access-log=false"])
+        #expect(child.exitStatus(within: 10) == 2, "stderr: \(child.errorText)", sourceLocation: sourceLocation)
+        #expect(child.errorText.contains("data error"), "stderr: \(child.errorText)", sourceLocation: sourceLocation)
+        #expect(child.errorText.contains(named), "stderr: \(child.errorText)", sourceLocation: sourceLocation)
+        if let reason {
+            #expect(child.errorText.contains(reason), "stderr: \(child.errorText)", sourceLocation: sourceLocation)
+        }
+        #expect(!child.errorText.contains("listening"), sourceLocation: sourceLocation)
+    }
+
+    /// A file that is not SQLite at all: refused, and left as it was.
+    @Test func garbageDatabase() throws {
+        let directory = try TemporaryDirectory()
+        var garbage = Array("this is not an overlayd database\n".utf8)
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<8192 { garbage.append(UInt8.random(in: 0...255, using: &generator)) }
+        try Files.write(directory.database, garbage)
+        try DataDirectoryTests.expectRefusal(directory.path, named: directory.database, mentioning: "not a database")
+        #expect(Files.read(directory.database) == garbage)
+    }
+
+    /// A real database cut off in the middle (a torn copy, a full disk): refused.
+    @Test func truncatedDatabase() throws {
+        let directory = try TemporaryDirectory()
+        let configuration = try burstConfiguration()
+        let (child, port) = try ProcessTests.Child.daemon(on: directory.path, configuration: configuration)
+        let long = String(repeating: "x", count: 250)
+        for index in 0..<300 {
+            let posted = try TestClient.request("POST", "/messages", port: port, body: "\(index) \(long)")
+            #expect(posted.status == 202)
+        }
+        kill(child.pid, SIGTERM)
+        #expect(child.exitStatus(within: 5) == 0)
+        // Everything into the database file itself (as a checkpoint, or a copy of a backup, has it).
+        do {
+            let database = try Database(path: directory.database)
+            try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        let bytes = try #require(Files.read(directory.database))
+        #expect(bytes.count > 32 * 1024)
+        try Files.write(directory.database, Array(bytes.prefix(bytes.count / 2)))
+        try DataDirectoryTests.expectRefusal(directory.path, named: directory.database)
+        #expect(Files.size(directory.database) == bytes.count / 2)
+    }
+
+    /// A data directory that cannot be created or entered. As root chmod does not keep anyone
+    /// out, so a path under a regular file stands in for it there.
+    @Test func unusableDirectory() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/a-file"
+        try Files.write(file, Array("not a directory".utf8))
+        try DataDirectoryTests.expectRefusal(file + "/data", named: file + "/data")
+        try DataDirectoryTests.expectRefusal(file, named: file, mentioning: "not a directory")
+        if getuid() != 0 {
+            let locked = directory.path + "/locked"
+            #expect(mkdir(locked, 0o755) == 0)
+            #expect(chmod(locked, 0) == 0)
+            try DataDirectoryTests.expectRefusal(locked, named: locked)
+            try DataDirectoryTests.expectRefusal(locked + "/data", named: locked + "/data")
+        }
+    }
+
+    /// A database (or its write-ahead log) that cannot be written: SQLite would open it read-only
+    /// and every commit would fail, so start-up stops. Permissions do not bind root, so as root
+    /// overlayd runs as `nobody` (setpriv) on a directory that `nobody` owns.
+    @Test(
+        .enabled(if: getuid() != 0 || access("/usr/bin/setpriv", X_OK) == 0),
+        arguments: ["overlayd.sqlite", "overlayd.sqlite-wal"])
+    func readOnlyDatabase(file: String) throws {
+        let directory = try TemporaryDirectory()
+        let configuration = try burstConfiguration()
+        let (child, port) = try ProcessTests.Child.daemon(on: directory.path, configuration: configuration)
+        #expect(try TestClient.request("POST", "/messages", port: port, body: "kept").status == 202)
+        kill(child.pid, SIGKILL)
+        _ = child.exitStatus(within: 5)
+        #expect(chmod(directory.path + "/" + file, 0o444) == 0)
+        var launcher: [String] = []
+        if getuid() == 0 {
+            let nobody: uid_t = 65534
+            chmod(directory.path, 0o755)
+            for name in ["", "/overlayd.sqlite", "/overlayd.sqlite-wal", "/overlayd.lock"] {
+                chown(directory.path + name, nobody, gid_t(nobody))
+            }
+            launcher = ["--reuid=65534", "--regid=65534", "--clear-groups", try ProcessTests.binary()]
+            // The executable must be reachable for nobody too.
+            let probe = try ProcessTests.Child(launcher + ["--version"], executable: "/usr/bin/setpriv")
+            guard probe.exitStatus(within: 10) == 0 else {
+                print("readOnlyDatabase: overlayd cannot be run as nobody here; not checked")
+                return
+            }
+        }
+        let refused = try ProcessTests.Child(
+            launcher + ["--port", "0", "--data-dir", directory.path, "--access-log=false"],
+            executable: launcher.isEmpty ? nil : "/usr/bin/setpriv")
+        #expect(refused.exitStatus(within: 10) == 2, "stderr: \(refused.errorText)")
+        #expect(refused.errorText.contains(directory.database), "stderr: \(refused.errorText)")
+        #expect(refused.errorText.contains("cannot be written"), "stderr: \(refused.errorText)")
+        #expect(!refused.errorText.contains("listening"))
+    }
+
+    /// A second overlayd on a data directory in use exits 2; the first goes on serving.
+    @Test func secondProcessOnTheSameDirectory() throws {
+        let directory = try TemporaryDirectory()
+        let configuration = try burstConfiguration()
+        let (first, port) = try ProcessTests.Child.daemon(on: directory.path, configuration: configuration)
+        #expect(try TestClient.request("POST", "/messages", port: port, body: "first").status == 202)
+        try DataDirectoryTests.expectRefusal(directory.path, named: directory.path, mentioning: "in use")
+        #expect(try TestClient.request("POST", "/messages", port: port, body: "still first").status == 202)
+        #expect(try TestClient.request("GET", "/messages/2", port: port).json["text"]?.string == "still first")
+        kill(first.pid, SIGTERM)
+        #expect(first.exitStatus(within: 5) == 0)
+    }
+
+    /// A database written by a newer overlayd (a higher schema_version) is not touched.
+    @Test func newerSchema() throws {
+        let directory = try TemporaryDirectory()
+        do {
+            let store = try OverlayStore(directory: directory.path)
+            store.close()
+        }
+        do {
+            let database = try Database(path: directory.database)
+            try database.execute("UPDATE schema_version SET version = \(Schema.latest + 1)")
+        }
+        try DataDirectoryTests.expectRefusal(
+            directory.path, named: directory.database, mentioning: "schema version \(Schema.latest + 1)")
+        let database = try Database(path: directory.database)
+        let version = try database.prepare("SELECT version FROM schema_version")
+        #expect(try version.step())
+        #expect(version.int(0) == Schema.latest + 1)
+    }
+}

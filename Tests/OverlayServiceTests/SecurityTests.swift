@@ -1,0 +1,297 @@
+import Synchronization
+import Testing
+
+@testable import OverlayService
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Spec §7: writes need `Authorization: Bearer <token>` when a token is configured; reads stay
+/// open unless a read token is configured; `/healthz` and OPTIONS stay open; tokens are never
+/// logged.
+@Suite("Tokens")
+struct TokenTests {
+    static let writeToken = "w-7f3a9c1e-write"
+    static let readToken = "r-51d0b2aa-read"
+
+    static func bearer(_ token: String) -> [(String, String)] { [("Authorization", "Bearer \(token)")] }
+
+    /// A server with the write token, and the read token too when `reads` is set.
+    static func server(
+        reads: Bool = false, configure: (inout ServiceConfiguration) -> Void = { _ in }
+    ) throws
+        -> LiveServer
+    {
+        try LiveServer {
+            $0.token = TokenTests.writeToken
+            if reads { $0.readToken = TokenTests.readToken }
+            configure(&$0)
+        }
+    }
+
+    /// Expects 401 `unauthorized` with the challenge of RFC 6750: `invalid_token` only when a
+    /// token was presented and is wrong.
+    static func expectUnauthorized(
+        _ response: TestResponse, wrongToken: Bool, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        expectError(response, status: 401, code: "unauthorized", sourceLocation: sourceLocation)
+        let challenge = wrongToken ? #"Bearer realm="overlayd", error="invalid_token""# : #"Bearer realm="overlayd""#
+        #expect(response.header("WWW-Authenticate") == challenge, sourceLocation: sourceLocation)
+    }
+
+    /// Every kind of write: none without the token, none with a wrong one, each with the right one.
+    @Test func writesNeedTheToken() throws {
+        let live = try TokenTests.server()
+        let json = [("Content-Type", "application/json")]
+        let writes: [(method: String, path: String, body: String)] = [
+            ("POST", "/messages", #"{"text": "hello"}"#),
+            ("PATCH", "/messages/1", #"{"text": "changed"}"#),
+            ("PUT", "/orientation", #"{"orientation": "landscapeLeft"}"#),
+            ("PUT", "/device", #"{"device": "iphone"}"#),
+            ("POST", "/clock", #"{"advance": 1}"#),
+            ("POST", "/channels/ops/messages", #"{"text": "ops"}"#),
+            ("DELETE", "/messages/1", ""),
+        ]
+        let wrong: [(header: String, isWrongToken: Bool)] = [
+            ("Bearer nope", true),
+            ("Bearer \(TokenTests.writeToken)x", true),
+            ("Bearer \(TokenTests.writeToken.dropLast())", true),
+            ("Bearer \(TokenTests.writeToken.uppercased())", true),
+            ("Basic \(TokenTests.writeToken)", false),
+            (TokenTests.writeToken, false),
+            ("Bearer", false),
+        ]
+        for write in writes {
+            let missing = try live.request(write.method, write.path, headers: json, body: write.body)
+            TokenTests.expectUnauthorized(missing, wrongToken: false)
+            for (header, isWrongToken) in wrong {
+                let refused = try live.request(
+                    write.method, write.path, headers: json + [("Authorization", header)], body: write.body)
+                TokenTests.expectUnauthorized(refused, wrongToken: isWrongToken)
+            }
+            // The token is not taken from the query string for a write.
+            let query = try live.request(
+                write.method, write.path + "?auth=\(TokenTests.writeToken)", headers: json, body: write.body)
+            TokenTests.expectUnauthorized(query, wrongToken: false)
+            let allowed = try live.request(
+                write.method, write.path, headers: json + TokenTests.bearer(TokenTests.writeToken), body: write.body)
+            #expect(
+                [200, 202].contains(allowed.status), "\(write.method) \(write.path): \(allowed.status) \(allowed.text)")
+        }
+        // The scheme is case-insensitive (RFC 9110 §11.1); surrounding spaces do not matter.
+        let lower = try live.request(
+            "POST", "/messages", headers: [("Authorization", "bearer   \(TokenTests.writeToken) ")], body: "lower")
+        #expect(lower.status == 202)
+    }
+
+    /// A refused write changes nothing: same version, same queue.
+    @Test func refusedWriteChangesNothing() throws {
+        let live = try TokenTests.server()
+        let token = TokenTests.bearer(TokenTests.writeToken)
+        #expect(
+            try live.request("POST", "/messages", headers: token, body: #"{"text": "a", "kind": "sending"}"#).status
+                == 202)
+        #expect(try live.request("POST", "/messages", headers: token, body: "b").status == 202)
+        #expect(try live.request("POST", "/clock", headers: token, body: "1").status == 200)
+        let before = try live.observableState()
+        let attempts: [(String, String, String)] = [
+            ("POST", "/messages", #"{"text": "intruder", "immediate": true}"#),
+            ("PATCH", "/messages/1", #"{"text": "defaced"}"#),
+            ("DELETE", "/messages/2", ""),
+            ("PUT", "/orientation", "landscapeLeft"),
+            ("POST", "/clock", #"{"advance": 10}"#),
+        ]
+        for (method, path, body) in attempts {
+            for headers in [[], TokenTests.bearer("guess")] {
+                #expect(try live.request(method, path, headers: headers, body: body).status == 401)
+            }
+        }
+        try live.expectUnchanged(since: before)
+    }
+
+    /// Without a read token every read is open, also with a write token configured.
+    @Test func readsOpenWithoutReadToken() throws {
+        let live = try TokenTests.server()
+        for path in ["/", "/overlay", "/messages", "/channels", "/metrics", "/clock", "/healthz", "/openapi.yaml"] {
+            #expect(try live.get(path).status == 200, "\(path)")
+        }
+        #expect(try live.request("HEAD", "/overlay").status == 200)
+    }
+
+    /// With a read token, a read needs the read token or the write token, in the header or in
+    /// `?auth=` (for EventSource, which cannot set headers).
+    @Test func readTokenGuardsReads() throws {
+        let live = try TokenTests.server(reads: true)
+        for path in ["/overlay", "/messages", "/channels", "/metrics", "/messages/1", "/events"] {
+            TokenTests.expectUnauthorized(try live.get(path), wrongToken: false)
+            TokenTests.expectUnauthorized(
+                try live.request("GET", path, headers: TokenTests.bearer("wrong")), wrongToken: true)
+            TokenTests.expectUnauthorized(try live.get(path + "?auth=wrong"), wrongToken: true)
+        }
+        let head = try live.request("HEAD", "/overlay")
+        #expect(head.status == 401)
+        #expect(head.header("WWW-Authenticate") == #"Bearer realm="overlayd""#)
+        for token in [TokenTests.readToken, TokenTests.writeToken] {
+            #expect(try live.request("GET", "/overlay", headers: TokenTests.bearer(token)).status == 200)
+            #expect(try live.get("/overlay?auth=\(token)").status == 200)
+            #expect(try live.get("/messages?auth=\(token)").status == 200)
+        }
+        // The read token does not allow writes, in the header or the query.
+        TokenTests.expectUnauthorized(
+            try live.request("POST", "/messages", headers: TokenTests.bearer(TokenTests.readToken), body: "no"),
+            wrongToken: true)
+        TokenTests.expectUnauthorized(
+            try live.request("POST", "/messages?auth=\(TokenTests.readToken)", body: "no"), wrongToken: false)
+        // Liveness and CORS preflights stay open.
+        #expect(try live.get("/healthz").status == 200)
+        #expect(try live.request("OPTIONS", "/overlay").status == 204)
+        #expect(try live.request("OPTIONS", "/messages").status == 204)
+    }
+
+    /// The tokens never reach the log: not from the header, not from `?auth=`, not from a refusal,
+    /// not in the start-up line. The real executable, with its access log on.
+    @Test func tokensNeverLogged() throws {
+        let child = try ProcessTests.Child(
+            ["--port", "0", "--clock", "manual", "--ephemeral", "--access-log=true"],
+            environment: ["OVERLAYD_TOKEN": TokenTests.writeToken, "OVERLAYD_READ_TOKEN": TokenTests.readToken])
+        let port = try #require(child.listeningPort())
+        let write = TokenTests.bearer(TokenTests.writeToken)
+        let requests: [(String, String, [(String, String)], String?, Int)] = [
+            ("POST", "/messages", write, "logged?", 202),
+            ("GET", "/overlay", TokenTests.bearer(TokenTests.readToken), nil, 200),
+            ("GET", "/overlay?auth=\(TokenTests.readToken)", [], nil, 200),
+            ("GET", "/messages?auth=\(TokenTests.writeToken)&x=1", [], nil, 200),
+            ("POST", "/messages?auth=\(TokenTests.writeToken)", [], "refused", 401),
+            ("GET", "/overlay?auth=\(TokenTests.readToken)x", [], nil, 401),
+            ("GET", "/nowhere?auth=\(TokenTests.readToken)", [], nil, 404),
+        ]
+        for (method, path, headers, body, status) in requests {
+            let response = try TestClient.request(method, path, port: port, headers: headers, body: body)
+            #expect(response.status == status, "\(method) \(path)")
+        }
+        kill(child.pid, SIGTERM)
+        #expect(child.exitStatus(within: 5) == 0)
+        let log = child.errorText + child.outputText
+        let lines = log.split(separator: "\n").filter { $0.hasPrefix("access method=") }
+        #expect(lines.count == requests.count, "\(log)")
+        #expect(log.contains("status=401"))
+        for token in [TokenTests.writeToken, TokenTests.readToken] {
+            #expect(!log.contains(token), "\(log)")
+            #expect(!log.contains(String(token.prefix(10))), "\(log)")
+        }
+    }
+}
+
+/// `limits.writesPerSecond` / `limits.writeBurst`: a token bucket per client address for writes;
+/// past it 429 with `Retry-After`, and nothing changes. Reads are never limited.
+@Suite("Write rate limit")
+struct RateLimitTests {
+    @Test func burstThenLimitedThenAgain() throws {
+        let live = try LiveServer {
+            $0.writesPerSecond = 5
+            $0.writeBurst = 10
+        }
+        // Quick writes: the burst passes; the bucket refills 5 a second meanwhile, so allow for
+        // the time the requests take on a busy machine.
+        let start = MonotonicSeconds.now()
+        var accepted = 0
+        var limited: TestResponse?
+        while limited == nil && accepted < 100 {
+            let response = try live.request("POST", "/messages", body: "quick \(accepted)")
+            if response.status == 202 { accepted += 1 } else { limited = response }
+        }
+        let elapsed = MonotonicSeconds.now() - start
+        let refused = try #require(limited)
+        #expect(accepted >= 10)
+        #expect(accepted <= 10 + Int((elapsed * 5).rounded(.up)))
+        expectError(refused, status: 429, code: "rate_limited")
+        let retryAfter = try #require(refused.header("Retry-After").flatMap { Int($0) })
+        #expect(retryAfter >= 1)
+
+        // A refused write changes nothing; reads are not limited at all.
+        let before = try live.observableState()
+        for _ in 0..<5 {
+            #expect(try live.request("POST", "/messages", body: "over").status == 429)
+            #expect(try live.request("DELETE", "/messages/1").status == 429)
+        }
+        for _ in 0..<60 {
+            #expect(try live.get("/overlay").status == 200)
+        }
+        try live.expectUnchanged(since: before)
+
+        // After the time Retry-After names, writes pass again.
+        usleep(UInt32(retryAfter) * 1_000_000)
+        #expect(try live.request("POST", "/messages", body: "again").status == 202)
+    }
+
+    /// The bucket is per client address: another client (127.0.0.2) still has its whole burst.
+    @Test func perClient() throws {
+        let live = try LiveServer {
+            $0.writesPerSecond = 0.01
+            $0.writeBurst = 3
+        }
+        for index in 0..<3 {
+            #expect(try live.request("POST", "/messages", body: "one \(index)").status == 202)
+        }
+        #expect(try live.request("POST", "/messages", body: "one more").status == 429)
+        for index in 0..<3 {
+            let other = try SourcedClient.request(
+                "POST", "/messages", port: live.port, from: "127.0.0.2", body: "\(index)")
+            #expect(other.status == 202)
+        }
+        #expect(
+            try SourcedClient.request("POST", "/messages", port: live.port, from: "127.0.0.2", body: "x").status == 429)
+    }
+
+    /// Refused tokens do not use up the bucket: a flood of wrong tokens does not lock the real
+    /// sender out.
+    @Test func wrongTokensDoNotDrainTheBucket() throws {
+        let live = try LiveServer {
+            $0.token = TokenTests.writeToken
+            $0.writesPerSecond = 0.01
+            $0.writeBurst = 2
+        }
+        for _ in 0..<20 {
+            #expect(try live.request("POST", "/messages", headers: TokenTests.bearer("guess"), body: "x").status == 401)
+        }
+        let right = TokenTests.bearer(TokenTests.writeToken)
+        #expect(try live.request("POST", "/messages", headers: right, body: "real").status == 202)
+        #expect(try live.request("POST", "/messages", headers: right, body: "real").status == 202)
+        #expect(try live.request("POST", "/messages", headers: right, body: "real").status == 429)
+    }
+}
+
+/// Requests from a chosen loopback source address (Linux routes all of 127.0.0.0/8 to lo).
+enum SourcedClient {
+    static func request(
+        _ method: String, _ path: String, port: Int, from source: String, body: String
+    ) throws -> TestResponse {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw TestClientError(description: "socket failed") }
+        defer { close(socket) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        var remote = sockaddr_in()
+        remote.sin_family = sa_family_t(AF_INET)
+        remote.sin_port = UInt16(port).bigEndian
+        remote.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let size = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, size) }
+        }
+        let connected = withUnsafePointer(to: &remote) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, size) }
+        }
+        guard bound == 0, connected == 0 else { throw TestClientError(description: "connect from \(source) failed") }
+        let bytes = Array(body.utf8)
+        let head =
+            "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: \(bytes.count)\r\n\r\n"
+        try TestClient.write(socket, Array(head.utf8) + bytes)
+        shutdown(socket, Int32(SHUT_WR))
+        return try TestClient.parse(TestClient.readAll(socket))
+    }
+}
