@@ -48,6 +48,7 @@ public final class OverlayServer: Sendable {
     /// the timers stop and the store closes.
     public func stop(grace: Double = 5) {
         http.stopAccepting()
+        service.refuseWrites()
         service.flush()
         http.stop(grace: grace)
         service.shutdown()

@@ -1,6 +1,7 @@
 import MicroHTTP
 import OverlayEngine
 import OverlayStore
+import Synchronization
 
 /// The overlay service: routes HTTP requests to the channels' engines and answers in JSON (spec §5).
 ///
@@ -59,6 +60,18 @@ public final class OverlayService: Sendable {
     public func flush() {
         store?.flush()
     }
+
+    /// Refuses every write from now on (503), so that a flush after this leaves no accepted write
+    /// unanswered: a write is either stored and answered, or refused before it changes anything.
+    public func refuseWrites() {
+        stopping.store(true, ordering: .releasing)
+    }
+
+    private let stopping = Atomic(false)
+
+    static let shuttingDown = APIError(
+        status: 503, code: "shutting_down", message: "the server is stopping; nothing was changed",
+        headers: [Header(name: "Retry-After", value: "1")])
 
     /// Stops the timer thread and closes the store. The service answers no deadline after this.
     public func shutdown() {
@@ -133,8 +146,11 @@ public final class OverlayService: Sendable {
     ]
 
     private func routed(_ request: HTTPRequest) -> Routed {
-        do {
+        do throws(APIError) {
             try guardian.check(request)
+            if AccessGuard.isWrite(request.method) && stopping.load(ordering: .acquiring) {
+                throw OverlayService.shuttingDown
+            }
             return try route(request)
         } catch {
             return .response(error.response)

@@ -37,8 +37,9 @@ public struct ServiceConfiguration: Hashable, Sendable, CustomStringConvertible 
     public var eventBufferBytes = 64 * 1024
     /// Seconds between the comment lines that keep an idle event stream open.
     public var heartbeatSeconds = 15.0
-    /// Connections open at once from one address; 0 is no limit.
-    public var connectionsPerClient = 0
+    /// Connections open at once from one address; 0 is no limit. Bounds what one client can
+    /// hold (slowloris) well below `connectionLimit`.
+    public var connectionsPerClient = 256
     /// Per-connection memory for the request head and buffers (a head that does not fit is refused).
     public var connectionMemoryBytes = 32 * 1024
     /// Writes per second a client (by address) may make on average; 0 turns the limit off.
