@@ -6,6 +6,8 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <string.h>
+#include <strings.h>
 #include <microhttpd.h>
 
 /* What a daemon needs to start, gathered in one struct so Swift can hand it over in one call. */
@@ -102,6 +104,36 @@ static inline void overlayd_mhd_client_address(struct MHD_Connection *connection
 static inline int overlayd_mhd_connection_fd(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info ? info->connect_fd : -1;
+}
+
+/* Whether the request's body can be delimited safely (RFC 9112 §6.3): 0 yes, 1 conflicting
+   Content-Length headers, 2 Content-Length beside Transfer-Encoding. Done in C because it runs on
+   every request and needs no strings of its own. */
+struct overlayd_framing { const char *length; size_t length_size; int conflicting; int lengths; int chunked; };
+
+static inline int overlayd_framing_visit(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    (void) kind;
+    struct overlayd_framing *f = (struct overlayd_framing *) cls;
+    if (strcasecmp(key, "Content-Length") == 0) {
+        const char *v = value ? value : "";
+        while (*v == ' ' || *v == '\t') v++;
+        size_t n = strlen(v);
+        while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t')) n--;
+        if (f->lengths > 0 && (f->length_size != n || strncmp(f->length, v, n) != 0)) f->conflicting = 1;
+        if (f->lengths == 0) { f->length = v; f->length_size = n; }
+        f->lengths++;
+    } else if (strcasecmp(key, "Transfer-Encoding") == 0) {
+        f->chunked = 1;
+    }
+    return MHD_YES;
+}
+
+static inline int overlayd_mhd_framing_problem(struct MHD_Connection *connection) {
+    struct overlayd_framing f = { "", 0, 0, 0, 0 };
+    MHD_get_connection_values(connection, MHD_HEADER_KIND, overlayd_framing_visit, &f);
+    if (f.conflicting) return 1;
+    if (f.chunked && f.lengths > 0) return 2;
+    return 0;
 }
 
 #endif

@@ -5,12 +5,20 @@ public struct HTTPRequest: Sendable {
     public var path: String
     /// Query arguments in order, percent-decoded; a name without `=` has a `nil` value.
     public var query: [QueryItem]
+    /// Headers given when the request was built by hand (tests); a request from the server looks
+    /// its headers up in libmicrohttpd instead, through `header(_:)`.
     public var headers: [Header]
     public var body: [UInt8]
     /// The body was longer than the server's limit; `body` holds only its start.
     public var bodyTooLarge: Bool
     /// The peer's address, as text (for logs and per-client limits).
-    public var remoteAddress: String
+    public var remoteAddress: String {
+        get { lookup?.remoteAddress ?? givenAddress }
+        set { givenAddress = newValue }
+    }
+    private var givenAddress: String
+    /// The live connection's headers, valid while the handler runs.
+    var lookup: ConnectionLookup?
 
     public init(
         method: String, path: String, query: [QueryItem] = [], headers: [Header] = [], body: [UInt8] = [],
@@ -22,12 +30,15 @@ public struct HTTPRequest: Sendable {
         self.headers = headers
         self.body = body
         self.bodyTooLarge = bodyTooLarge
-        self.remoteAddress = remoteAddress
+        self.givenAddress = remoteAddress
     }
 
-    /// The first header with this name, compared without regard to case.
+    /// The first header with this name, compared without regard to case. For a request from the
+    /// server, only while its handler runs.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.utf8.count == name.utf8.count && $0.name.lowercased() == name.lowercased() }?.value
+        if let lookup { return lookup.header(name) }
+        return headers.first { $0.name.utf8.count == name.utf8.count && $0.name.lowercased() == name.lowercased() }?
+            .value
     }
 }
 
@@ -42,12 +53,40 @@ public struct QueryItem: Hashable, Sendable {
 }
 
 public struct Header: Hashable, Sendable {
-    public var name: String
-    public var value: String
+    public let name: String
+    public let value: String
+    /// "name: value" as libmicrohttpd takes it: two NUL-terminated C strings, made once. Passing a
+    /// Swift string to C copies it into a fresh array on every call; a header kept in a static or
+    /// a per-version cache pays that once.
+    let cName: ContiguousArray<CChar>
+    let cValue: ContiguousArray<CChar>
 
     public init(name: String, value: String) {
         self.name = name
         self.value = value
+        self.cName = name.utf8CString
+        self.cValue = value.utf8CString
+    }
+
+    public static func == (lhs: Header, rhs: Header) -> Bool { lhs.name == rhs.name && lhs.value == rhs.value }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(value)
+    }
+}
+
+/// Calls `body` with `text` as a NUL-terminated C string on the stack: no heap copy.
+func withCString<T>(_ text: String, _ body: (UnsafePointer<CChar>) -> T) -> T {
+    var text = text
+    return text.withUTF8 { utf8 in
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: utf8.count + 1) { buffer in
+            utf8.withMemoryRebound(to: CChar.self) { source in
+                _ = buffer.initialize(fromContentsOf: source)
+            }
+            buffer[utf8.count] = 0
+            return body(buffer.baseAddress!)
+        }
     }
 }
 

@@ -21,6 +21,8 @@ public struct HTTPServerOptions: Sendable {
     public var connectionsPerClient: Int = 0
     /// Seconds a connection may stay idle; 0 is forever.
     public var connectionTimeout: Int = 0
+    /// Whether `HTTPExchange.remoteAddress` is filled in for the observer (the access log).
+    public var recordsAddresses: Bool = true
     /// Per-connection memory for headers and buffers; bounds the size of a request head.
     public var connectionMemoryLimit: Int = 0
 
@@ -60,7 +62,11 @@ public final class HTTPServer: Sendable {
     private let daemon = Mutex<Daemon?>(nil)
     private let boundPort = Atomic<Int>(0)
     /// Requests between their first byte and their completion.
-    let inFlight = Mutex(Set<ObjectIdentifier>())
+    let inFlight = Atomic<Int>(0)
+    /// Set by `beginDraining`: requests that start from then on are refused.
+    private let draining = Atomic(false)
+    /// Whether the access log wants each peer's address (looked up as the request completes).
+    let recordsAddresses: Bool
     /// Responders waiting with a suspended connection, answered 503 when the server stops.
     let suspended = Mutex([ObjectIdentifier: HTTPResponder]())
     /// Streams being sent, ended when the server stops.
@@ -72,6 +78,7 @@ public final class HTTPServer: Sendable {
         self.handler = handler
         self.observer = observer
         self.maxBodyBytes = options.maxBodyBytes
+        self.recordsAddresses = options.recordsAddresses
         guard (0...65535).contains(options.port) else { throw HTTPServerError.invalidPort(options.port) }
         let address = try SocketAddress(host: options.host, port: UInt16(options.port))
 
@@ -86,11 +93,16 @@ public final class HTTPServer: Sendable {
         settings.per_ip_connection_limit = UInt32(max(0, options.connectionsPerClient))
         settings.connection_memory_limit = max(0, options.connectionMemoryLimit)
         settings.handler = { context, connection, url, method, _, data, size, slot in
-            Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue()
-                .access(connection!, url: url, method: method, data: data, size: size!, slot: slot!)
+            // `_withUnsafeGuaranteedRef`: no retain and release of the shared server per call, which
+            // two threads would otherwise fight over (the daemon never outlives the server).
+            Unmanaged<HTTPServer>.fromOpaque(context!)._withUnsafeGuaranteedRef {
+                $0.access(connection!, url: url, method: method, data: data, size: size!, slot: slot!)
+            }
         }
-        settings.completed = { context, _, slot, _ in
-            Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue().completed(slot: slot)
+        settings.completed = { context, connection, slot, _ in
+            Unmanaged<HTTPServer>.fromOpaque(context!)._withUnsafeGuaranteedRef {
+                $0.completed(connection, slot: slot)
+            }
         }
         let started: OpaquePointer? = withExtendedLifetime(self) {
             let me = Unmanaged.passUnretained(self).toOpaque()
@@ -116,10 +128,30 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    /// Stops accepting connections, answers waiting responders 503, lets requests in flight finish
-    /// for up to `grace` seconds, then closes every connection. Safe to call more than once.
-    public func stop(grace: Double = 5) {
+    /// Stops accepting connections, and answers every request that starts from now on (on a
+    /// connection already open) with 503 and `Connection: close`: what is in flight can finish,
+    /// nothing new begins.
+    public func beginDraining() {
         stopAccepting()
+        draining.store(true, ordering: .releasing)
+    }
+
+    /// Waits until no request is in flight, for up to `grace` seconds; true if none is.
+    @discardableResult
+    public func waitUntilIdle(grace: Double) -> Bool {
+        let deadline = MonotonicClock.nanoseconds() + Int64(grace * 1e9)
+        while inFlight.load(ordering: .relaxed) > 0 {
+            if MonotonicClock.nanoseconds() >= deadline { return false }
+            usleep(2_000)
+        }
+        return true
+    }
+
+    /// Drains (see `beginDraining`), ends event streams, answers every request still waiting 503,
+    /// lets requests in flight finish for up to `grace` seconds, then closes every connection.
+    /// Safe to call more than once.
+    public func stop(grace: Double = 5) {
+        beginDraining()
         guard
             let running = daemon.withLock({ daemon -> Daemon? in
                 defer { daemon = nil }
@@ -131,17 +163,20 @@ public final class HTTPServer: Sendable {
             stream.end()
         }
         for responder in waiting {
-            responder.respond(
-                HTTPResponse(
-                    status: 503, headers: [Header(name: "Content-Type", value: "application/json; charset=utf-8")],
-                    body: Array(#"{"error":{"code":"shutting_down","message":"the server is stopping"}}"#.utf8)))
+            responder.respond(HTTPServer.stopping)
         }
-        let deadline = MonotonicClock.nanoseconds() + Int64(grace * 1e9)
-        while !inFlight.withLock({ $0.isEmpty }) && MonotonicClock.nanoseconds() < deadline {
-            usleep(2_000)
-        }
+        waitUntilIdle(grace: grace)
         MHD_stop_daemon(running)
     }
+
+    /// The answer to a request the server will not finish because it is stopping.
+    public static let stopping = HTTPResponse(
+        status: 503,
+        headers: [
+            Header(name: "Content-Type", value: "application/json; charset=utf-8"),
+            Header(name: "Retry-After", value: "1"),
+        ],
+        body: Array(#"{"error":{"code":"shutting_down","message":"the server is stopping"}}"#.utf8))
 
     deinit {
         stop(grace: 0)
@@ -162,8 +197,12 @@ public final class HTTPServer: Sendable {
                 server: self, connection: connection,
                 method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/")
             slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
-            inFlight.withLock { _ = $0.insert(ObjectIdentifier(exchange)) }
-            if let problem = HTTPServer.framingProblem(values(connection, .HEADER_KIND)) {
+            inFlight.add(1, ordering: .relaxed)
+            if draining.load(ordering: .acquiring) {
+                // Answered on the first call: libmicrohttpd then closes the connection after it.
+                return exchange.refuse(connection, HTTPServer.stopping)
+            }
+            if let problem = HTTPServer.framingProblem(connection) {
                 return exchange.refuseFraming(connection, problem)
             }
             if let length = header(connection, "Content-Length").flatMap({ Int($0) }), length > maxBodyBytes {
@@ -171,7 +210,16 @@ public final class HTTPServer: Sendable {
             }
             return .YES
         }
-        let exchange = Unmanaged<HTTPResponder>.fromOpaque(existing).takeUnretainedValue()
+        return Unmanaged<HTTPResponder>.fromOpaque(existing)._withUnsafeGuaranteedRef { exchange in
+            continueRequest(exchange, connection, data: data, size: size)
+        }
+    }
+
+    /// The later calls for one request: a piece of body, or its end.
+    private func continueRequest(
+        _ exchange: HTTPResponder, _ connection: OpaquePointer, data: UnsafePointer<CChar>?,
+        size: UnsafeMutablePointer<Int>
+    ) -> MHD_Result {
         if size.pointee > 0 {
             let count = size.pointee
             size.pointee = 0
@@ -203,50 +251,45 @@ public final class HTTPServer: Sendable {
     /// headers that disagree, or Content-Length beside Transfer-Encoding. libmicrohttpd takes the
     /// first length, or the chunked coding, and keeps the connection open; a proxy in front that
     /// read the other length would see another request start in the body (request smuggling).
-    static func framingProblem(_ headers: [(String, String?)]) -> String? {
-        var lengths: Set<String> = []
-        var chunked = false
-        for (name, value) in headers {
-            switch name.lowercased() {
-            case "content-length":
-                let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
-                let text = (value ?? "").utf8.drop(while: blank).reversed().drop(while: blank).reversed()
-                lengths.insert(String(decoding: text, as: UTF8.self))
-            case "transfer-encoding": chunked = true
-            default: break
-            }
+    static func framingProblem(_ connection: OpaquePointer) -> String? {
+        switch overlayd_mhd_framing_problem(connection) {
+        case 1: "conflicting Content-Length headers"
+        case 2: "both Content-Length and Transfer-Encoding"
+        default: nil
         }
-        if lengths.count > 1 { return "conflicting Content-Length headers" }
-        if chunked && !lengths.isEmpty { return "both Content-Length and Transfer-Encoding" }
-        return nil
     }
 
-    fileprivate func completed(slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
+    fileprivate func completed(_ connection: OpaquePointer?, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
         guard let slot, let existing = slot.pointee else { return }
         slot.pointee = nil
         let exchange = Unmanaged<HTTPResponder>.fromOpaque(existing).takeRetainedValue()
         exchange.finish()
-        let id = ObjectIdentifier(exchange)
-        inFlight.withLock { _ = $0.remove(id) }
-        suspended.withLock { _ = $0.removeValue(forKey: id) }
-        observer?(exchange.record())
+        inFlight.subtract(1, ordering: .relaxed)
+        if exchange.wasSuspended {
+            suspended.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(exchange)) }
+        }
+        if let observer {
+            if recordsAddresses { exchange.recordAddress(connection) }
+            observer(exchange.record())
+        }
     }
 
-    func makeRequest(_ exchange: HTTPResponder, _ connection: OpaquePointer) -> HTTPRequest {
-        var address = [CChar](repeating: 0, count: 64)
-        overlayd_mhd_client_address(connection, &address, address.count)
-        exchange.remoteAddress = String(
-            decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return HTTPRequest(
-            method: exchange.method, path: exchange.path,
-            query: values(connection, .GET_ARGUMENT_KIND).map { QueryItem(name: $0.0, value: $0.1) },
-            headers: values(connection, .HEADER_KIND).map { Header(name: $0.0, value: $0.1 ?? "") },
-            body: exchange.body, bodyTooLarge: exchange.bodyTooLarge,
-            remoteAddress: exchange.remoteAddress)
+    /// The request for the handler. Headers and the peer's address are looked up on demand (most
+    /// requests need one or two headers, and only writes need the address), which is only possible
+    /// while the handler runs: `lookup` is closed when it returns.
+    func makeRequest(_ exchange: HTTPResponder, _ connection: OpaquePointer, lookup: ConnectionLookup) -> HTTPRequest {
+        let query =
+            MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, nil, nil) == 0
+            ? [] : values(connection, .GET_ARGUMENT_KIND).map { QueryItem(name: $0.0, value: $0.1) }
+        var request = HTTPRequest(
+            method: exchange.method, path: exchange.path, query: query, body: exchange.body,
+            bodyTooLarge: exchange.bodyTooLarge)
+        request.lookup = lookup
+        return request
     }
 
     private func header(_ connection: OpaquePointer, _ name: String) -> String? {
-        MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
+        withCString(name) { MHD_lookup_connection_value(connection, .HEADER_KIND, $0) }.map { String(cString: $0) }
     }
 
     private func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [(String, String?)] {
@@ -285,8 +328,12 @@ public final class HTTPResponder: @unchecked Sendable {
     fileprivate var bodyTooLarge = false
     fileprivate var discarded = 0
     fileprivate var remoteAddress = ""
+    /// Whether the connection was ever suspended (and so listed in `HTTPServer.suspended`).
+    fileprivate var wasSuspended = false
     private let started = MonotonicClock.nanoseconds()
-    private unowned let server: HTTPServer
+    /// Unowned and unsafe: the server is only reached from libmicrohttpd's callbacks, which end
+    /// before the server does, and a safe unowned reference costs an atomic per use.
+    private unowned(unsafe) let server: HTTPServer
     private let connection: OpaquePointer
 
     private enum State {
@@ -364,7 +411,9 @@ public final class HTTPResponder: @unchecked Sendable {
         }
         if !handled {
             if bodyTooLarge { return refuseBody(connection) }
-            server.handler(server.makeRequest(self, connection), self)
+            let lookup = ConnectionLookup(connection: connection, exchange: self)
+            server.handler(server.makeRequest(self, connection, lookup: lookup), self)
+            lookup.close()
         }
         // Suspend while holding the state lock, so that a respond() from another thread either
         // sees `.ready` queued here or finds the connection already suspended and resumes it.
@@ -379,6 +428,7 @@ public final class HTTPResponder: @unchecked Sendable {
             case .handling:
                 MHD_suspend_connection(connection)
                 state = .suspended
+                wasSuspended = true
                 server.suspended.withLock { $0[ObjectIdentifier(self)] = self }
                 return nil
             case .suspended, .sent, .finished:
@@ -386,7 +436,7 @@ public final class HTTPResponder: @unchecked Sendable {
             }
         }
         guard let ready else { return .YES }
-        server.suspended.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(self)) }
+        if wasSuspended { server.suspended.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(self)) } }
         switch ready {
         case .full(let response):
             return queue(response, on: connection)
@@ -400,6 +450,13 @@ public final class HTTPResponder: @unchecked Sendable {
             }
             return queue(stream, status: status, headers: headers, on: connection)
         }
+    }
+
+    /// Answers at once, before any body (libmicrohttpd then closes the connection).
+    fileprivate func refuse(_ connection: OpaquePointer, _ response: HTTPResponse) -> MHD_Result {
+        bodyTooLarge = true
+        state.withLock { $0 = .sent(status: response.status, bytes: response.body.count) }
+        return queue(response, on: connection)
     }
 
     /// A body over the limit: answer 413 now; libmicrohttpd discards the rest and closes.
@@ -463,11 +520,29 @@ public final class HTTPResponder: @unchecked Sendable {
     ) -> MHD_Result {
         guard let created else { return .NO }
         for header in headers {
-            _ = MHD_add_response_header(created, header.name, header.value)
+            header.cName.withUnsafeBufferPointer { name in
+                header.cValue.withUnsafeBufferPointer { value in
+                    _ = MHD_add_response_header(created, name.baseAddress, value.baseAddress)
+                }
+            }
         }
         let result = MHD_queue_response(connection, UInt32(status), created)
         MHD_destroy_response(created)
         return result
+    }
+
+    /// The peer's address as text, looked up once (the connection must be alive).
+    fileprivate func address(_ connection: OpaquePointer) -> String {
+        if remoteAddress.isEmpty {
+            var address = [CChar](repeating: 0, count: 64)
+            overlayd_mhd_client_address(connection, &address, address.count)
+            remoteAddress = String(decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        return remoteAddress
+    }
+
+    fileprivate func recordAddress(_ connection: OpaquePointer?) {
+        if let connection { _ = address(connection) }
     }
 
     fileprivate func finish() {
@@ -536,5 +611,35 @@ struct SocketAddress {
         withUnsafeBytes(of: storage) { raw in
             body(raw.baseAddress!.assumingMemoryBound(to: sockaddr.self))
         }
+    }
+}
+
+/// Reads a live request's headers and peer address from libmicrohttpd, while its handler runs.
+/// Afterwards (`close()`), lookups answer nil: the connection may be gone.
+final class ConnectionLookup: @unchecked Sendable {
+    private let connection: OpaquePointer
+    private let exchange: HTTPResponder
+    private let open = Atomic(true)
+
+    fileprivate init(connection: OpaquePointer, exchange: HTTPResponder) {
+        self.connection = connection
+        self.exchange = exchange
+    }
+
+    fileprivate func close() {
+        open.store(false, ordering: .releasing)
+    }
+
+    /// The first header with this name (libmicrohttpd compares header names without regard to case).
+    func header(_ name: String) -> String? {
+        guard open.load(ordering: .acquiring) else { return nil }
+        return withCString(name) { MHD_lookup_connection_value(connection, .HEADER_KIND, $0) }.map {
+            String(cString: $0)
+        }
+    }
+
+    var remoteAddress: String {
+        guard open.load(ordering: .acquiring) else { return "" }
+        return exchange.address(connection)
     }
 }

@@ -76,6 +76,8 @@ final class Channel: Sendable {
         var nextTicket = 0
         /// The store sequence of this channel's latest record.
         var lastSequence: UInt64?
+        /// The current version's overlay JSON, cut for reads to fill in (see `OverlayTemplate`).
+        var template: OverlayTemplate?
     }
 
     /// What to do once the lock is released.
@@ -129,6 +131,26 @@ final class Channel: Sendable {
         _ = try? withEngine { _, _ in () }
     }
 
+    // MARK: - Reading
+
+    /// `GET /overlay`: 304 when `unlessVersion` is the current version, else the overlay now,
+    /// filled into the version's template (encoded once per version, under the lock).
+    func overlayResponse(unlessVersion: UInt64?) -> HTTPResponse {
+        let (overlay, template) = access { state, now -> (OverlaySnapshot?, OverlayTemplate?) in
+            if state.engine.version == unlessVersion {
+                return (nil, state.template?.version == unlessVersion ? state.template : nil)
+            }
+            let overlay = state.engine.overlay(at: now)
+            if state.template?.version != overlay.version { state.template = encoder.template(overlay) }
+            return (overlay, state.template)
+        }.value
+        guard let overlay, let template else {
+            return template.map { HTTPResponse(status: 304, headers: $0.notModifiedHeaders) }
+                ?? encoder.notModified(version: unlessVersion ?? 0)
+        }
+        return encoder.response(overlay, template)
+    }
+
     // MARK: - Long-poll
 
     /// Answers `responder` with the overlay as soon as its version differs from `since`: now if it
@@ -164,7 +186,8 @@ final class Channel: Sendable {
             state.subscribers[ticket] = subscriber
             return (ticket, subscriber, upToDate ? nil : state.engine.overlay(at: now))
         }.value
-        stream.onClose { [weak self] in self?.unsubscribe(ticket) }
+        // Strong: the stream drops its close handlers once it has called them.
+        stream.onClose { [self] in unsubscribe(ticket) }
         if let current { subscriber.deliver(current.version, encoder.event(current), limit: encoder.streamBufferBytes) }
     }
 
@@ -177,6 +200,16 @@ final class Channel: Sendable {
         for subscriber in state.withLock({ Array($0.subscribers.values) }) {
             subscriber.heartbeat(comment, limit: encoder.streamBufferBytes)
         }
+    }
+
+    /// The server is stopping: waiters get 503 now, streams end after what they hold.
+    func releaseReaders() {
+        let (waiters, subscribers) = state.withLock { state in
+            defer { state.waiters = [] }
+            return (state.waiters, Array(state.subscribers.values))
+        }
+        for waiter in waiters { waiter.responder.respond(HTTPServer.stopping) }
+        for subscriber in subscribers { subscriber.stream.end() }
     }
 
     var subscriberCount: Int { state.withLock { $0.subscribers.count } }
@@ -278,13 +311,15 @@ final class Channel: Sendable {
 
     private func perform(_ effects: Effects) {
         if let reschedule = effects.reschedule {
-            scheduler.schedule(key: number * 2, at: reschedule.map(clock.monotonic(at:))) { [weak self] in
-                self?.deadlineReached()
+            // Strong captures: a weak one would give every channel a side table and make each
+            // retain of it slower; the scheduler drops its entries when it stops.
+            scheduler.schedule(key: number * 2, at: reschedule.map(clock.monotonic(at:))) { [self] in
+                deadlineReached()
             }
         }
         if let reschedule = effects.rescheduleWaiters {
-            scheduler.schedule(key: number * 2 + 1, at: reschedule) { [weak self] in
-                self?.waitersDue()
+            scheduler.schedule(key: number * 2 + 1, at: reschedule) { [self] in
+                waitersDue()
             }
         }
         if let overlay = effects.changed {

@@ -29,16 +29,27 @@ final class ChannelRegistry: Sendable {
             }
             state.nextNumber = restored.count
         }
-        _ = try? obtain(ChannelRegistry.defaultName)
+        defaultChannel = state.withLock { state in
+            if let restored = state.channels[ChannelRegistry.defaultName] { return restored }
+            let channel = make(ChannelRegistry.defaultName, state.nextNumber)
+            state.nextNumber += 1
+            state.channels[ChannelRegistry.defaultName] = channel
+            return channel
+        }
     }
+
+    /// `default`, kept aside: most requests use it, and need no lock to find it.
+    let defaultChannel: Channel
 
     /// The channel, if it exists.
     func existing(_ name: String) -> Channel? {
-        state.withLock { $0.channels[name] }
+        if name == ChannelRegistry.defaultName { return defaultChannel }
+        return state.withLock { $0.channels[name] }
     }
 
     /// The channel, created if it does not exist yet and the limit allows.
     func obtain(_ name: String) throws(APIError) -> Channel {
+        if name == ChannelRegistry.defaultName { return defaultChannel }
         let result = state.withLock { state -> Channel? in
             if let channel = state.channels[name] { return channel }
             guard state.channels.count < limit else { return nil }

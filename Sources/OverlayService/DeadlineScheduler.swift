@@ -53,6 +53,10 @@ final class DeadlineScheduler: @unchecked Sendable {
     /// (nanoseconds); `nil` cancels the key's deadline.
     func schedule(key: Int, at deadline: Int64?, action: @escaping Action) {
         pthread_mutex_lock(mutex)
+        if stopped {
+            pthread_mutex_unlock(mutex)
+            return
+        }
         if let deadline {
             let earliest = entries.values.map(\.deadline).min()
             entries[key] = Entry(deadline: deadline, action: action)
@@ -63,14 +67,18 @@ final class DeadlineScheduler: @unchecked Sendable {
         pthread_mutex_unlock(mutex)
     }
 
-    /// Ends the thread and waits for it; pending deadlines are dropped.
+    /// Ends the thread and waits for it; pending deadlines are dropped (with what their actions
+    /// hold).
     func stop() {
         pthread_mutex_lock(mutex)
         let wasRunning = !stopped
         stopped = true
+        let dropped = entries
+        entries = [:]
         pthread_cond_signal(condition)
         pthread_mutex_unlock(mutex)
         if wasRunning { pthread_join(thread, nil) }
+        _ = dropped
     }
 
     private func run() {

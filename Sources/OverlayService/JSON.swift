@@ -262,6 +262,8 @@ public struct JSONParser {
 public struct JSONWriter {
     public private(set) var bytes: [UInt8] = []
     private var needsComma = false
+    /// Where `slot(_:)` left gaps: byte offsets, with the caller's tag for each.
+    public private(set) var slots: [(offset: Int, tag: Int)] = []
 
     public init(capacity: Int = 512) {
         bytes.reserveCapacity(capacity)
@@ -311,6 +313,23 @@ public struct JSONWriter {
         separate()
         appendNumber(value)
         needsComma = true
+    }
+
+    /// A gap where a value will go, to be filled per use (see `OverlayTemplate`).
+    public mutating func slot(_ tag: Int) {
+        separate()
+        slots.append((bytes.count, tag))
+        needsComma = true
+    }
+
+    /// Bytes appended as they are, with no separator: for filling a template.
+    public mutating func raw(_ piece: [UInt8]) {
+        bytes.append(contentsOf: piece)
+    }
+
+    /// A number appended with no separator: for filling a template.
+    public mutating func rawNumber(_ value: Double) {
+        appendNumber(value)
     }
 
     public mutating func integer<T: BinaryInteger>(_ value: T) {

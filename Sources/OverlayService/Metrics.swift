@@ -3,7 +3,12 @@ import Synchronization
 
 /// Counters for `GET /metrics`, in the Prometheus text format.
 final class Metrics: Sendable {
-    private let responses = Mutex([Int: UInt64]())
+    /// One counter per status 0 and 100…599, so that counting a response takes no lock.
+    private final class Counter: Sendable {
+        let value = Atomic<UInt64>(0)
+    }
+
+    private let responses: [Counter] = (0..<501).map { _ in Counter() }
     private let posted = Atomic<UInt64>(0)
 
     func messagePosted() {
@@ -11,7 +16,8 @@ final class Metrics: Sendable {
     }
 
     func responded(status: Int) {
-        responses.withLock { $0[status, default: 0] += 1 }
+        let index = (100...599).contains(status) ? status - 99 : 0
+        responses[index].value.add(1, ordering: .relaxed)
     }
 
     func render(channels: [(name: String, overlay: OverlaySnapshot, subscribers: Int, waiters: Int)]) -> String {
@@ -20,8 +26,10 @@ final class Metrics: Sendable {
             # TYPE overlayd_http_responses_total counter
 
             """
-        for (status, count) in responses.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
-            text += "overlayd_http_responses_total{status=\"\(status)\"} \(count)\n"
+        for (index, counter) in responses.enumerated() {
+            let count = counter.value.load(ordering: .relaxed)
+            guard count > 0 else { continue }
+            text += "overlayd_http_responses_total{status=\"\(index == 0 ? 0 : index + 99)\"} \(count)\n"
         }
         text += """
             # HELP overlayd_messages_posted_total Messages accepted as new (202).

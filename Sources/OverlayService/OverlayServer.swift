@@ -24,6 +24,7 @@ public final class OverlayServer: Sendable {
         options.connectionTimeout = configuration.connectionTimeout
         options.connectionsPerClient = configuration.connectionsPerClient
         options.connectionMemoryLimit = configuration.connectionMemoryBytes
+        options.recordsAddresses = configuration.accessLog
         let log = configuration.accessLog
         let metrics = service.metrics
         do {
@@ -43,14 +44,17 @@ public final class OverlayServer: Sendable {
         self.service = service
     }
 
-    /// Stops gracefully: no new connections; every accepted write reaches the disk and is
-    /// answered; waiting readers get 503; requests in flight finish (up to `grace` seconds); then
-    /// the timers stop and the store closes.
+    /// Stops gracefully (spec §7): no new connections, and no new request on an open one (503);
+    /// waiting readers are answered 503 and event streams end; requests in flight finish and
+    /// every write among them is committed and answered (up to `grace` seconds); then the
+    /// connections close, the timers stop and the store closes.
     public func stop(grace: Double = 5) {
-        http.stopAccepting()
-        service.refuseWrites()
+        let deadline = MonotonicClock.nanoseconds() + Int64(grace * 1e9)
+        http.beginDraining()
+        service.releaseReaders()
+        http.waitUntilIdle(grace: Double(max(0, deadline - MonotonicClock.nanoseconds())) / 1e9)
         service.flush()
-        http.stop(grace: grace)
+        http.stop(grace: Double(max(0, deadline - MonotonicClock.nanoseconds())) / 1e9)
         service.shutdown()
     }
 }

@@ -61,17 +61,11 @@ public final class OverlayService: Sendable {
         store?.flush()
     }
 
-    /// Refuses every write from now on (503), so that a flush after this leaves no accepted write
-    /// unanswered: a write is either stored and answered, or refused before it changes anything.
-    public func refuseWrites() {
-        stopping.store(true, ordering: .releasing)
+    /// Answers every waiting long-poll 503 and ends every event stream: readers do not hold up a
+    /// stop. Writes waiting for their commit are left to finish.
+    public func releaseReaders() {
+        for channel in channels.all { channel.releaseReaders() }
     }
-
-    private let stopping = Atomic(false)
-
-    static let shuttingDown = APIError(
-        status: 503, code: "shutting_down", message: "the server is stopping; nothing was changed",
-        headers: [Header(name: "Retry-After", value: "1")])
 
     /// Stops the timer thread and closes the store. The service answers no deadline after this.
     public func shutdown() {
@@ -148,9 +142,6 @@ public final class OverlayService: Sendable {
     private func routed(_ request: HTTPRequest) -> Routed {
         do throws(APIError) {
             try guardian.check(request)
-            if AccessGuard.isWrite(request.method) && stopping.load(ordering: .acquiring) {
-                throw OverlayService.shuttingDown
-            }
             return try route(request)
         } catch {
             return .response(error.response)
@@ -159,19 +150,24 @@ public final class OverlayService: Sendable {
 
     // MARK: - Routing
 
+    private static let get = ["GET"]
+    private static let getPost = ["GET", "POST"]
+    private static let getPatchDelete = ["GET", "PATCH", "DELETE"]
+    private static let put = ["PUT"]
+
+    /// The paths readers hit all the time, already split.
+    private static let commonPaths: [String: [Substring]] = [
+        "/overlay": ["overlay"], "/messages": ["messages"], "/events": ["events"], "/healthz": ["healthz"],
+    ]
+
     private func route(_ request: HTTPRequest) throws(APIError) -> Routed {
-        // Split on the scalar "/", not the Character: a combining mark after a slash ("/\u{301}")
-        // makes one Character of the two, which would hide the slash.
-        var segments = request.path.unicodeScalars.split(separator: "/", omittingEmptySubsequences: false)
-            .dropFirst().map(Substring.init)
-        if segments.last == "" && segments.count > 1 { segments.removeLast() }
+        let path = OverlayService.commonPaths[request.path] ?? OverlayService.segments(of: request.path)
         let method = request.method == "HEAD" ? "GET" : request.method
-        let path = Array(segments)
-        switch path {
-        case [""]:
-            return try on(request, method, ["GET"]) { () throws(APIError) in .response(index()) }
-        case ["healthz"]:
-            return try on(request, method, ["GET"]) { () throws(APIError) in
+        switch (path.count, path.first ?? "") {
+        case (1, ""):
+            return try on(request, method, OverlayService.get) { () throws(APIError) in .response(index()) }
+        case (1, "healthz"):
+            return try on(request, method, OverlayService.get) { () throws(APIError) in
                 .response(
                     json(200) {
                         $0.beginObject()
@@ -180,29 +176,31 @@ public final class OverlayService: Sendable {
                         $0.endObject()
                     })
             }
-        case ["metrics"]:
-            return try on(request, method, ["GET"]) { () throws(APIError) in .response(getMetrics()) }
-        case ["clock"]:
-            return try on(request, method, ["GET", "POST"]) { () throws(APIError) in
+        case (1, "metrics"):
+            return try on(request, method, OverlayService.get) { () throws(APIError) in .response(getMetrics()) }
+        case (1, "clock"):
+            return try on(request, method, OverlayService.getPost) { () throws(APIError) in
                 .response(method == "GET" ? clockResponse(clock.now()) : try postClock(request))
             }
-        case ["channels"]:
-            return try on(request, method, ["GET"]) { () throws(APIError) in .response(listChannels()) }
-        case ["openapi.yaml"]:
-            return try on(request, method, ["GET"]) { () throws(APIError) in
+        case (1, "channels"):
+            return try on(request, method, OverlayService.get) { () throws(APIError) in .response(listChannels()) }
+        case (1, "openapi.yaml"):
+            return try on(request, method, OverlayService.get) { () throws(APIError) in
                 .response(
                     HTTPResponse(
                         status: 200, headers: [Header(name: "Content-Type", value: "application/yaml; charset=utf-8")],
                         body: PackageResources.openapi_yaml))
             }
-        case ["events"]:
+        case (1, "events"):
             // `/events?channel=name` is `/channels/name/events`.
             let name = OverlayService.queryValue(request, "channel") ?? ChannelRegistry.defaultName
-            return try channelRoute(request, method, try channelName(name), ["events"], prefix: "/channels/\(name)")
-        case _ where path.count >= 2 && path[0] == "channels":
+            return try channelRoute(request, method, try channelName(name), path, prefix: "/channels/\(name)")
+        case (2..., "channels"):
             let name = try channelName(String(path[1]))
             if path.count == 2 {
-                return try on(request, method, ["GET"]) { () throws(APIError) in .response(try channelSummary(name)) }
+                return try on(request, method, OverlayService.get) { () throws(APIError) in
+                    .response(try channelSummary(name))
+                }
             }
             return try channelRoute(request, method, name, Array(path[2...]), prefix: "/channels/\(name)")
         default:
@@ -210,17 +208,27 @@ public final class OverlayService: Sendable {
         }
     }
 
+    /// The path's segments after the leading "/", without one trailing empty segment ("/a/" is
+    /// "/a"). Split on the scalar "/", not the Character: a combining mark after a slash
+    /// ("/\u{301}") makes one Character of the two, which would hide the slash.
+    static func segments(of path: String) -> [Substring] {
+        var segments = path.unicodeScalars.split(separator: "/", omittingEmptySubsequences: false)
+            .dropFirst().map(Substring.init)
+        if segments.last == "" && segments.count > 1 { segments.removeLast() }
+        return segments
+    }
+
     /// The paths every channel has; `prefix` is how this request named the channel.
     private func channelRoute(
         _ request: HTTPRequest, _ method: String, _ name: String, _ path: [Substring], prefix: String
     ) throws(APIError) -> Routed {
-        switch path {
-        case ["messages"]:
-            return try on(request, method, ["GET", "POST"]) { () throws(APIError) in
+        switch (path.count, path.first ?? "") {
+        case (1, "messages"):
+            return try on(request, method, OverlayService.getPost) { () throws(APIError) in
                 method == "GET" ? .response(listMessages(name)) : try postMessage(name, request, prefix: prefix)
             }
-        case _ where path.count == 2 && path[0] == "messages":
-            return try on(request, method, ["GET", "PATCH", "DELETE"]) { () throws(APIError) in
+        case (2, "messages"):
+            return try on(request, method, OverlayService.getPatchDelete) { () throws(APIError) in
                 let id = try messageID(path[1])
                 switch method {
                 case "GET": return .response(try getMessage(name, id))
@@ -228,14 +236,16 @@ public final class OverlayService: Sendable {
                 default: return try deleteMessage(name, id)
                 }
             }
-        case ["overlay"]:
-            return try on(request, method, ["GET"]) { () throws(APIError) in try getOverlay(name, request) }
-        case ["orientation"]:
-            return try on(request, method, ["PUT"]) { () throws(APIError) in try putOrientation(name, request) }
-        case ["device"]:
-            return try on(request, method, ["PUT"]) { () throws(APIError) in try putDevice(name, request) }
-        case ["events"]:
-            return try on(request, method, ["GET"]) { () throws(APIError) in
+        case (1, "overlay"):
+            return try on(request, method, OverlayService.get) { () throws(APIError) in try getOverlay(name, request) }
+        case (1, "orientation"):
+            return try on(request, method, OverlayService.put) { () throws(APIError) in
+                try putOrientation(name, request)
+            }
+        case (1, "device"):
+            return try on(request, method, OverlayService.put) { () throws(APIError) in try putDevice(name, request) }
+        case (1, "events"):
+            return try on(request, method, OverlayService.get) { () throws(APIError) in
                 .events(try channels.obtain(name), lastEventID: try lastEventID(request))
             }
         default:
@@ -408,9 +418,16 @@ public final class OverlayService: Sendable {
         if wait > 0, let since, since == read(name, { engine, _ in engine.version }) {
             return .wait(try channels.obtain(name), since: since, seconds: wait)
         }
+        let tags = request.header("If-None-Match")
+        // The common conditional GET names one tag: compare versions as numbers. A list of tags
+        // or `*` is matched as RFC 9110 says, against the version read.
+        let single = tags.flatMap(OverlayService.version(fromSingleTag:))
+        if let channel = channels.existing(name), tags == nil || single != nil {
+            return .response(channel.overlayResponse(unlessVersion: single ?? since))
+        }
         let overlay = read(name) { engine, now in engine.overlay(at: now) }
         let etag = OverlayEncoder.etag(overlay.version)
-        if let tags = request.header("If-None-Match"), OverlayService.matches(tags, etag) {
+        if let tags, OverlayService.matches(tags, etag) {
             return .response(encoder.notModified(version: overlay.version))
         }
         if since == overlay.version {
@@ -426,6 +443,25 @@ public final class OverlayService: Sendable {
             let tag = candidate.trimmingSpaces()
             return tag == "*" || (tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag) == opaque
         }
+    }
+
+    /// The version of an If-None-Match that is one tag, `W/"7"` or `"7"` (spaces around allowed);
+    /// nil for anything else. Reads bytes only: it runs on every conditional GET.
+    static func version(fromSingleTag header: String) -> UInt64? {
+        var bytes = header.utf8[...]
+        while bytes.first == 0x20 || bytes.first == 0x09 { bytes = bytes.dropFirst() }
+        while bytes.last == 0x20 || bytes.last == 0x09 { bytes = bytes.dropLast() }
+        if bytes.starts(with: "W/".utf8) { bytes = bytes.dropFirst(2) }
+        guard bytes.count >= 3, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") else { return nil }
+        var version: UInt64 = 0
+        for byte in bytes.dropFirst().dropLast() {
+            guard byte >= 0x30 && byte <= 0x39 else { return nil }
+            let (times, overflow) = version.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times.addingReportingOverflow(UInt64(byte - 0x30))
+            guard !overflow && !carry else { return nil }
+            version = sum
+        }
+        return version
     }
 
     /// The version an If-None-Match header names (`W/"7"` or `"7"`; the first of a list).
@@ -570,8 +606,9 @@ public final class OverlayService: Sendable {
 
     private func scheduleHeartbeat() {
         let interval = Int64(configuration.heartbeatSeconds * 1e9)
-        scheduler.schedule(key: -1, at: MonotonicClock.nanoseconds() + interval) { [weak self] in
-            guard let self else { return }
+        // Captured strongly, like every scheduler entry: a weak reference would give the service a
+        // side table and slow every retain of it; `DeadlineScheduler.stop` drops the entries.
+        scheduler.schedule(key: -1, at: MonotonicClock.nanoseconds() + interval) { [self] in
             let comment = Array(": heartbeat\n\n".utf8)
             for channel in channels.all { channel.heartbeat(comment) }
             scheduleHeartbeat()

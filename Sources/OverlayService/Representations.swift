@@ -3,12 +3,16 @@ import OverlayEngine
 
 /// The JSON shapes of spec §5, written in the order the spec shows them.
 extension JSONWriter {
-    mutating func overlay(_ overlay: OverlaySnapshot) {
+    /// The overlay. With `template`, the values that move within a version are left as slots.
+    mutating func overlay(_ overlay: OverlaySnapshot, template: Bool = false) {
+        func moving(_ value: Double, _ slot: OverlayTemplate.Slot) {
+            if template { self.slot(slot.rawValue) } else { number(value) }
+        }
         beginObject()
         key("version")
         integer(overlay.version)
         key("now")
-        number(overlay.now.seconds)
+        moving(overlay.now.seconds, .now)
         key("phase")
         string(overlay.phase.rawValue)
         key("orientation")
@@ -20,9 +24,9 @@ extension JSONWriter {
         key("frame")
         rect(overlay.frame)
         key("contentOffset")
-        number(overlay.contentOffset)
+        moving(overlay.contentOffset, .contentOffset)
         key("alpha")
-        number(overlay.alpha)
+        moving(overlay.alpha, .alpha)
         key("message")
         if let message = overlay.message {
             beginObject()
@@ -46,7 +50,7 @@ extension JSONWriter {
             key("text")
             string(label.text)
             key("frame")
-            rect(label.frame)
+            rect(label.frame, moving: template ? .labelY : nil)
             endObject()
         } else {
             null()
@@ -72,7 +76,7 @@ extension JSONWriter {
             key("position")
             string(bar.position.rawValue)
             key("frame")
-            rect(bar.frame)
+            rect(bar.frame, moving: template ? .progressBarY : nil)
             endObject()
         } else {
             null()
@@ -135,12 +139,12 @@ extension JSONWriter {
         endObject()
     }
 
-    mutating func rect(_ rect: Rect) {
+    mutating func rect(_ rect: Rect, moving: OverlayTemplate.Slot? = nil) {
         beginObject()
         key("x")
         number(rect.x)
         key("y")
-        number(rect.y)
+        if let moving { slot(moving.rawValue) } else { number(rect.y) }
         key("width")
         number(rect.width)
         key("height")
@@ -174,6 +178,19 @@ struct OverlayEncoder: Sendable {
         HTTPResponse(status: 200, headers: [Header.json] + headers(version: overlay.version), body: body(overlay))
     }
 
+    /// The overlay of `template`'s version at the snapshot's instant, without encoding it again.
+    func response(_ overlay: OverlaySnapshot, _ template: OverlayTemplate) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: template.headers, body: template.render(overlay))
+    }
+
+    func template(_ overlay: OverlaySnapshot) -> OverlayTemplate {
+        var writer = JSONWriter(capacity: 640)
+        writer.overlay(overlay, template: true)
+        return OverlayTemplate(
+            version: overlay.version, json: writer.bytes, slots: writer.slots,
+            headers: [Header.json] + headers(version: overlay.version))
+    }
+
     func notModified(version: UInt64) -> HTTPResponse {
         HTTPResponse(status: 304, headers: headers(version: version))
     }
@@ -184,5 +201,56 @@ struct OverlayEncoder: Sendable {
         event.append(contentsOf: body(overlay))
         event.append(contentsOf: "\n\n".utf8)
         return event
+    }
+}
+
+/// The overlay JSON of one version, cut where the values that move within a version go.
+///
+/// Within a version only time moves: `now`, and during an animation contentOffset or alpha (and
+/// with them the label's and the progress bar's y). Everything else (texts, styles, frames,
+/// the animation descriptor) is encoded once per version; a read fills in five numbers.
+struct OverlayTemplate: Sendable {
+    enum Slot: Int, Sendable {
+        case now, contentOffset, alpha, labelY, progressBarY
+    }
+
+    let version: UInt64
+    let headers: [Header]
+    /// ETag and Cache-Control, for a 304 of this version.
+    let notModifiedHeaders: [Header]
+    private let pieces: [[UInt8]]
+    private let slots: [Slot]
+    private let size: Int
+
+    init(version: UInt64, json: [UInt8], slots: [(offset: Int, tag: Int)], headers: [Header]) {
+        self.version = version
+        self.headers = headers
+        self.notModifiedHeaders = headers.filter { $0.name != Header.json.name }
+        var pieces: [[UInt8]] = []
+        var start = 0
+        for slot in slots {
+            pieces.append(Array(json[start..<slot.offset]))
+            start = slot.offset
+        }
+        pieces.append(Array(json[start...]))
+        self.pieces = pieces
+        self.slots = slots.map { Slot(rawValue: $0.tag)! }
+        self.size = json.count
+    }
+
+    func render(_ overlay: OverlaySnapshot) -> [UInt8] {
+        var writer = JSONWriter(capacity: size + 24 * slots.count)
+        for (index, slot) in slots.enumerated() {
+            writer.raw(pieces[index])
+            switch slot {
+            case .now: writer.rawNumber(overlay.now.seconds)
+            case .contentOffset: writer.rawNumber(overlay.contentOffset)
+            case .alpha: writer.rawNumber(overlay.alpha)
+            case .labelY: writer.rawNumber(overlay.label?.frame.y ?? 0)
+            case .progressBarY: writer.rawNumber(overlay.progressBar?.frame.y ?? 0)
+            }
+        }
+        writer.raw(pieces[slots.count])
+        return writer.bytes
     }
 }

@@ -127,21 +127,4 @@ struct RouteTests {
         #expect(AccessLog.escaped("/é") == "/%C3%A9")
         #expect(AccessLog.escaped("/\u{7F}\u{0}") == "/%7F%00")
     }
-
-    /// Once stopping, the service refuses every write with 503 before it changes anything, and
-    /// still answers reads.
-    @Test func writesRefusedWhileStopping() throws {
-        let service = try Self.service()
-        defer { service.shutdown() }
-        #expect(service.respond(to: Self.request("POST", "/messages", body: "before")).status == 202)
-        service.refuseWrites()
-        let refused = service.respond(to: Self.request("POST", "/messages", body: "after"))
-        #expect(refused.status == 503)
-        #expect(Self.json(refused)["error"]?["code"]?.string == "shutting_down")
-        #expect(refused.header("Retry-After") == "1")
-        #expect(service.respond(to: Self.request("DELETE", "/messages/1")).status == 503)
-        let overlay = Self.json(service.respond(to: Self.request("GET", "/overlay")))
-        #expect(overlay["version"]?.number == 1)
-        #expect(overlay["message"]?["text"]?.string == "before")
-    }
 }

@@ -1,0 +1,61 @@
+import Testing
+
+@testable import MicroHTTP
+@testable import OverlayService
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("Graceful stop")
+struct StopTests {
+    /// Reads one response with a Content-Length from a keep-alive socket.
+    static func readResponse(_ socket: Int32) throws -> TestResponse {
+        var received: [UInt8] = []
+        var byte: UInt8 = 0
+        while !received.suffix(4).elementsEqual([13, 10, 13, 10]) {
+            guard recv(socket, &byte, 1, 0) == 1 else { throw TestClientError(description: "closed in the head") }
+            received.append(byte)
+        }
+        let head = try TestClient.parse(received)
+        let length = Int(head.header("Content-Length") ?? "0") ?? 0
+        var body = [UInt8](repeating: 0, count: length)
+        var got = 0
+        while got < length {
+            let count = body.withUnsafeMutableBytes { recv(socket, $0.baseAddress! + got, length - got, 0) }
+            guard count > 0 else { throw TestClientError(description: "closed in the body") }
+            got += count
+        }
+        return TestResponse(status: head.status, headers: head.headers, body: body)
+    }
+
+    /// Draining: a long-poll parked before the stop is answered 503 at once, and a new request on
+    /// a connection that was already open is refused 503 with the connection closed; what was
+    /// posted before is untouched.
+    @Test func drainingReleasesReadersAndRefusesNewRequests() throws {
+        let live = try LiveServer()
+        #expect(try live.request("POST", "/messages", body: "kept").status == 202)
+        let socket = try TestClient.connect(port: live.port)
+        defer { close(socket) }
+        try TestClient.write(socket, Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        #expect(try Self.readResponse(socket).status == 200)
+
+        let poll = try StreamClient(port: live.port, path: "/overlay?wait=30&since=1")
+        // Give the long-poll time to park; the metric says when it has.
+        #expect(try live.waitForMetric("overlayd_long_poll_waiters", toBe: 1, timeout: 3))
+
+        let started = ContinuousClock.now
+        live.server.http.beginDraining()
+        live.server.service.releaseReaders()
+        let released = try poll.response(timeout: 3)
+        #expect(released.status == 503)
+        #expect(released.errorCode == "shutting_down")
+        #expect(seconds(since: started) < 1)
+
+        try TestClient.write(socket, Array("GET /overlay HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        let refused = try Self.readResponse(socket)
+        #expect(refused.status == 503)
+        #expect(refused.header("Retry-After") == "1")
+        #expect(refused.header("Connection")?.lowercased() == "close")
+    }
+}
