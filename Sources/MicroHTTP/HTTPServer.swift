@@ -489,6 +489,11 @@ public final class HTTPResponder: @unchecked Sendable {
     }
 
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+        if let prepared = response.prepared {
+            // libmicrohttpd counts the connections using it; ours is released when the last
+            // HTTPResponse holding it goes.
+            return MHD_queue_response(connection, UInt32(response.status), prepared.pointer)
+        }
         let created = response.body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(
                 bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
@@ -641,5 +646,30 @@ final class ConnectionLookup: @unchecked Sendable {
     var remoteAddress: String {
         guard open.load(ordering: .acquiring) else { return "" }
         return exchange.address(connection)
+    }
+}
+
+/// A response built once in libmicrohttpd and queued on many connections.
+final class PreparedResponse: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    init?(_ response: HTTPResponse) {
+        let created = response.body.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(
+                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        guard let created else { return nil }
+        for header in response.headers {
+            header.cName.withUnsafeBufferPointer { name in
+                header.cValue.withUnsafeBufferPointer { value in
+                    _ = MHD_add_response_header(created, name.baseAddress, value.baseAddress)
+                }
+            }
+        }
+        pointer = created
+    }
+
+    deinit {
+        MHD_destroy_response(pointer)
     }
 }

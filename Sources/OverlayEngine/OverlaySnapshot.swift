@@ -34,7 +34,46 @@ public struct OverlaySnapshot: Hashable, Sendable {
     public var rotation: Int { orientation.rotation }
 }
 
+/// What moves within one version: time, and during an animation contentOffset or alpha (with the
+/// label's and the progress bar's y). Everything else in an `OverlaySnapshot` changes only with
+/// the version.
+public struct MovingValues: Hashable, Sendable {
+    public var now: Instant
+    public var contentOffset: Double
+    public var alpha: Double
+    public var labelY: Double?
+    public var progressBarY: Double?
+
+    public init(_ overlay: OverlaySnapshot) {
+        now = overlay.now
+        contentOffset = overlay.contentOffset
+        alpha = overlay.alpha
+        labelY = overlay.label?.frame.y
+        progressBarY = overlay.progressBar?.frame.y
+    }
+
+    init(now: Instant, contentOffset: Double, alpha: Double, labelY: Double?, progressBarY: Double?) {
+        self.now = now
+        self.contentOffset = contentOffset
+        self.alpha = alpha
+        self.labelY = labelY
+        self.progressBarY = progressBarY
+    }
+}
+
 extension OverlayEngine {
+    /// The moving values of `overlay(at: time)`, for a `time` before `nextDeadline` (when the
+    /// version cannot change): what a reader of an already encoded version needs, and nothing else.
+    public func movingValues(at time: Instant) -> MovingValues {
+        let at = max(time, now)
+        let (contentOffset, alpha) = presentation(at: at)
+        let shown = phase == .hidden ? nil : current
+        return MovingValues(
+            now: at, contentOffset: contentOffset, alpha: alpha,
+            labelY: shown.map { _ in labelFrame(contentOffset: contentOffset).y },
+            progressBarY: shown?.progress.map { progressBar(progress: $0, contentOffset: contentOffset).frame.y })
+    }
+
     /// The overlay at `time` (never earlier than `now`). Pure: deadlines up to `time` are reached
     /// on a copy, so a reader sees exactly what the engine will hold once it advances there.
     public func overlay(at time: Instant) -> OverlaySnapshot {

@@ -136,19 +136,39 @@ final class Channel: Sendable {
     /// `GET /overlay`: 304 when `unlessVersion` is the current version, else the overlay now,
     /// filled into the version's template (encoded once per version, under the lock).
     func overlayResponse(unlessVersion: UInt64?) -> HTTPResponse {
-        let (overlay, template) = access { state, now -> (OverlaySnapshot?, OverlayTemplate?) in
-            if state.engine.version == unlessVersion {
-                return (nil, state.template?.version == unlessVersion ? state.template : nil)
-            }
-            let overlay = state.engine.overlay(at: now)
-            if state.template?.version != overlay.version { state.template = encoder.template(overlay) }
-            return (overlay, state.template)
-        }.value
-        guard let overlay, let template else {
-            return template.map { HTTPResponse(status: 304, headers: $0.notModifiedHeaders) }
-                ?? encoder.notModified(version: unlessVersion ?? 0)
+        // Most reads fall between deadlines: nothing can change, so the engine is only looked at
+        // (no advance, no records, no waiters to wake) and the version's template is filled in.
+        enum Read {
+            case unchanged(OverlayTemplate?)
+            case overlay(OverlayTemplate, MovingValues)
+            /// A deadline has passed: the read goes the full way, which reaches it.
+            case deadlinePassed
         }
-        return encoder.response(overlay, template)
+        let read = state.withLock { state -> Read in
+            let now = clock.now()
+            if let deadline = state.engine.nextDeadline, deadline <= now { return .deadlinePassed }
+            if state.engine.version == unlessVersion {
+                return .unchanged(state.template?.version == unlessVersion ? state.template : nil)
+            }
+            if state.template?.version != state.engine.version {
+                state.template = encoder.template(state.engine.overlay(at: now))
+            }
+            return .overlay(state.template!, state.engine.movingValues(at: now))
+        }
+        switch read {
+        case .unchanged(let template):
+            return template?.notModified ?? encoder.notModified(version: unlessVersion ?? 0)
+        case .overlay(let template, let values):
+            return encoder.response(values, template)
+        case .deadlinePassed:
+            let overlay = withEngineValue { engine, now in engine.overlay(at: now) }
+            return overlay.version == unlessVersion
+                ? encoder.notModified(version: overlay.version) : encoder.response(overlay)
+        }
+    }
+
+    private func withEngineValue<T: Sendable>(_ body: (inout OverlayEngine, Instant) -> T) -> T {
+        access { state, now in body(&state.engine, now) }.value
     }
 
     // MARK: - Long-poll

@@ -1,3 +1,5 @@
+import OverlayEngine
+
 /// A parsed JSON value (RFC 8259).
 public enum JSONValue: Hashable, Sendable {
     case null
@@ -332,6 +334,32 @@ public struct JSONWriter {
         appendNumber(value)
     }
 
+    /// An instant as seconds, appended with no separator: the same text as `rawNumber` of
+    /// `instant.seconds`, written from the integer nanoseconds without formatting a Double where
+    /// the two are sure to agree (from 0.0001 s to about 46 days; outside, the Double is printed).
+    public mutating func rawSeconds(_ instant: Instant) {
+        let nanoseconds = instant.nanoseconds
+        guard nanoseconds == 0 || (100_000..<4_000_000_000_000_000).contains(nanoseconds) else {
+            appendNumber(instant.seconds)
+            return
+        }
+        appendInteger(nanoseconds / 1_000_000_000)
+        var fraction = nanoseconds % 1_000_000_000
+        guard fraction != 0 else { return }
+        var digits = 9
+        while fraction % 10 == 0 {
+            fraction /= 10
+            digits -= 1
+        }
+        bytes.append(UInt8(ascii: "."))
+        var divisor: Int64 = 1
+        for _ in 1..<digits { divisor *= 10 }
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(fraction / divisor % 10))
+            divisor /= 10
+        }
+    }
+
     public mutating func integer<T: BinaryInteger>(_ value: T) {
         separate()
         bytes.append(contentsOf: String(value).utf8)
@@ -378,10 +406,23 @@ public struct JSONWriter {
         // Integral: no ".0", and never "-0". Up to 2^53 inclusive, Double.description writes an
         // integer with ".0" (1e15 is "1000000000000000.0"); beyond, it uses an exponent.
         if value == value.rounded(.towardZero) && abs(value) <= 9_007_199_254_740_992 {
-            bytes.append(contentsOf: String(Int64(value)).utf8)
+            appendInteger(Int64(value))
         } else {
             bytes.append(contentsOf: value.description.utf8)
         }
+    }
+
+    /// Decimal digits straight into the bytes, without making a String.
+    private mutating func appendInteger(_ value: Int64) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var divisor: UInt64 = 1
+        while divisor <= magnitude / 10 { divisor *= 10 }
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude / divisor))
+            magnitude %= divisor
+            divisor /= 10
+        } while divisor > 0
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)

@@ -161,6 +161,10 @@ public final class OverlayService: Sendable {
     ]
 
     private func route(_ request: HTTPRequest) throws(APIError) -> Routed {
+        // The request readers make most, straight to its handler.
+        if request.path == "/overlay" && (request.method == "GET" || request.method == "HEAD") {
+            return try getOverlay(ChannelRegistry.defaultName, request)
+        }
         let path = OverlayService.commonPaths[request.path] ?? OverlayService.segments(of: request.path)
         let method = request.method == "HEAD" ? "GET" : request.method
         switch (path.count, path.first ?? "") {
@@ -391,6 +395,10 @@ public final class OverlayService: Sendable {
     /// `GET /overlay`: 304 while `If-None-Match` (or `?since=`) names the current version; with
     /// `?wait=N` the request is held until the version changes or N seconds pass.
     private func getOverlay(_ name: String, _ request: HTTPRequest) throws(APIError) -> Routed {
+        let tags = request.header("If-None-Match")
+        // The common conditional GET names one tag: its version is read from the bytes directly.
+        // A list of tags or `*` is matched as RFC 9110 says, against the version read below.
+        let single = tags.flatMap(OverlayService.version(fromSingleTag:))
         let since: UInt64?
         if let text = OverlayService.queryValue(request, "since") {
             guard let version = UInt64(text.trimmingSpaces()) else {
@@ -398,7 +406,7 @@ public final class OverlayService: Sendable {
             }
             since = version
         } else {
-            since = request.header("If-None-Match").flatMap(OverlayService.version(fromTags:))
+            since = single ?? tags.flatMap(OverlayService.version(fromTags:))
         }
         var wait = 0.0
         if let text = OverlayService.queryValue(request, "wait") {
@@ -418,10 +426,6 @@ public final class OverlayService: Sendable {
         if wait > 0, let since, since == read(name, { engine, _ in engine.version }) {
             return .wait(try channels.obtain(name), since: since, seconds: wait)
         }
-        let tags = request.header("If-None-Match")
-        // The common conditional GET names one tag: compare versions as numbers. A list of tags
-        // or `*` is matched as RFC 9110 says, against the version read.
-        let single = tags.flatMap(OverlayService.version(fromSingleTag:))
         if let channel = channels.existing(name), tags == nil || single != nil {
             return .response(channel.overlayResponse(unlessVersion: single ?? since))
         }

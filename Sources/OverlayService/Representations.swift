@@ -178,9 +178,9 @@ struct OverlayEncoder: Sendable {
         HTTPResponse(status: 200, headers: [Header.json] + headers(version: overlay.version), body: body(overlay))
     }
 
-    /// The overlay of `template`'s version at the snapshot's instant, without encoding it again.
-    func response(_ overlay: OverlaySnapshot, _ template: OverlayTemplate) -> HTTPResponse {
-        HTTPResponse(status: 200, headers: template.headers, body: template.render(overlay))
+    /// The overlay of `template`'s version with these moving values, without encoding it again.
+    func response(_ values: MovingValues, _ template: OverlayTemplate) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: template.headers, body: template.render(values))
     }
 
     func template(_ overlay: OverlaySnapshot) -> OverlayTemplate {
@@ -216,8 +216,9 @@ struct OverlayTemplate: Sendable {
 
     let version: UInt64
     let headers: [Header]
-    /// ETag and Cache-Control, for a 304 of this version.
-    let notModifiedHeaders: [Header]
+    /// The 304 of this version, built once and handed to libmicrohttpd as it is for every
+    /// conditional GET that matches (as a C server shares one response object).
+    let notModified: HTTPResponse
     private let pieces: [[UInt8]]
     private let slots: [Slot]
     private let size: Int
@@ -225,7 +226,9 @@ struct OverlayTemplate: Sendable {
     init(version: UInt64, json: [UInt8], slots: [(offset: Int, tag: Int)], headers: [Header]) {
         self.version = version
         self.headers = headers
-        self.notModifiedHeaders = headers.filter { $0.name != Header.json.name }
+        var notModified = HTTPResponse(status: 304, headers: headers.filter { $0.name != Header.json.name })
+        notModified.prepare()
+        self.notModified = notModified
         var pieces: [[UInt8]] = []
         var start = 0
         for slot in slots {
@@ -238,16 +241,16 @@ struct OverlayTemplate: Sendable {
         self.size = json.count
     }
 
-    func render(_ overlay: OverlaySnapshot) -> [UInt8] {
+    func render(_ values: MovingValues) -> [UInt8] {
         var writer = JSONWriter(capacity: size + 24 * slots.count)
         for (index, slot) in slots.enumerated() {
             writer.raw(pieces[index])
             switch slot {
-            case .now: writer.rawNumber(overlay.now.seconds)
-            case .contentOffset: writer.rawNumber(overlay.contentOffset)
-            case .alpha: writer.rawNumber(overlay.alpha)
-            case .labelY: writer.rawNumber(overlay.label?.frame.y ?? 0)
-            case .progressBarY: writer.rawNumber(overlay.progressBar?.frame.y ?? 0)
+            case .now: writer.rawSeconds(values.now)
+            case .contentOffset: writer.rawNumber(values.contentOffset)
+            case .alpha: writer.rawNumber(values.alpha)
+            case .labelY: writer.rawNumber(values.labelY ?? 0)
+            case .progressBarY: writer.rawNumber(values.progressBarY ?? 0)
             }
         }
         writer.raw(pieces[slots.count])
