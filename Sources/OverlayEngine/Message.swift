@@ -178,7 +178,8 @@ public enum MessageRules {
         if trimmed.isEmpty {
             return .failure(.invalidField(field: "text", reason: "must not be empty"))
         }
-        if trimmed.count > maximumTextLength {
+        // Characters are never more than UTF-8 bytes: a short text needs no counting.
+        if trimmed.utf8.count > maximumTextLength && trimmed.count > maximumTextLength {
             return .failure(.invalidField(field: "text", reason: "must be at most \(maximumTextLength) characters"))
         }
         return .success(trimmed)
@@ -202,6 +203,13 @@ public enum MessageRules {
     }
 
     static func trimmed(_ text: String) -> String {
+        // The common case, text that starts and ends with a visible ASCII character, needs no
+        // walk over its characters.
+        if let first = text.utf8.first, let last = text.utf8.last, (0x21...0x7E).contains(first),
+            (0x21...0x7E).contains(last)
+        {
+            return text
+        }
         guard let first = text.firstIndex(where: { !$0.isWhitespace }),
             let last = text.lastIndex(where: { !$0.isWhitespace })
         else { return "" }

@@ -71,15 +71,17 @@ public struct OverlayEngine: Sendable {
     /// The message on the overlay. It may have ended and still be drawn: while the overlay hides,
     /// and, during a rotation, until `rotatingIn` ends.
     public private(set) var current: Message? {
+        // Every assignment is journaled without comparing the messages (which would compare
+        // their strings): a record written once too often costs less than the comparison.
         didSet {
             if let id = oldValue?.id, id != current?.id { changedMessages.insert(id) }
-            if let current, current != oldValue { changedMessages.insert(current.id) }
+            if let id = current?.id { changedMessages.insert(id) }
         }
     }
     /// Waiting messages, first to show first.
-    public private(set) var queue: [Message] = []
+    public private(set) var queue = Ring<Message>()
     /// Ended messages, oldest first, at most `historySize`.
-    public private(set) var history: [Message] = []
+    public private(set) var history = Ring<Message>()
     public private(set) var nextID: Int64
     /// Ids of the messages whose record changed (created, changed, ended, or dropped from the
     /// history) since `takeChangedMessages()` was last called: what a store must write.
@@ -105,7 +107,7 @@ public struct OverlayEngine: Sendable {
         self.init(configuration: configuration, now: now, version: restored.version, nextID: restored.nextID)
         if let device = restored.device { self.device = device }
         orientation = restored.orientation
-        history = Array(restored.history.suffix(configuration.historySize))
+        history = Ring(restored.history.suffix(configuration.historySize))
         // Ended messages beyond `historySize` (a smaller one configured since) are forgotten, and
         // journaled as such so that a store deletes their rows instead of loading them forever.
         let dropped = restored.history.dropLast(history.count).map(\.id)
@@ -143,7 +145,7 @@ public struct OverlayEngine: Sendable {
 
     /// The shown message (if it has not ended) and the queued ones, in the order they show.
     public var liveMessages: [Message] {
-        guard let current, !current.state.hasEnded else { return queue }
+        guard let current, !current.state.hasEnded else { return Array(queue) }
         return [current] + queue
     }
 
@@ -581,9 +583,9 @@ public struct OverlayEngine: Sendable {
         history.append(ended)
         changedMessages.insert(ended.id)
         if history.count > configuration.historySize {
-            let dropped = history.count - configuration.historySize
-            for forgotten in history.prefix(dropped) { changedMessages.insert(forgotten.id) }
-            history.removeFirst(dropped)
+            while history.count > configuration.historySize {
+                changedMessages.insert(history.removeFirst().id)
+            }
         }
     }
 
@@ -599,7 +601,7 @@ public struct OverlayEngine: Sendable {
         var queued = message
         headOrder -= 1
         queued.queueOrder = headOrder
-        queue.insert(queued, at: 0)
+        queue.prepend(queued)
         changedMessages.insert(queued.id)
     }
 

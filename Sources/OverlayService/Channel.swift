@@ -262,7 +262,7 @@ final class Channel: Sendable {
                 effects.sequence = state.lastSequence
             }
             var waitersChanged = state.waiters.count != waitersBefore
-            if state.engine.version != before {
+            if state.engine.version != before && (!state.subscribers.isEmpty || !state.waiters.isEmpty) {
                 effects.changed = state.engine.overlay(at: now)
                 effects.subscribers = Array(state.subscribers.values)
                 if !state.waiters.isEmpty {

@@ -97,7 +97,7 @@ public struct JSONParser {
     private mutating func object() throws(JSONSyntaxError) -> JSONValue {
         try nest()
         index += 1
-        var members: [String: JSONValue] = [:]
+        var members = [String: JSONValue](minimumCapacity: 8)
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
@@ -190,7 +190,23 @@ public struct JSONParser {
 
     private mutating func string() throws(JSONSyntaxError) -> String {
         index += 1
-        var utf8: [UInt8] = []
+        // Most strings hold no escape: find the closing quote and take the bytes at once.
+        var end = index
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"),
+            bytes[end] >= 0x20
+        {
+            end += 1
+        }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            let start = index
+            index = end + 1
+            guard let text = String(validating: bytes[start..<end], as: UTF8.self) else {
+                throw error("invalid UTF-8 in a string")
+            }
+            return text
+        }
+        var utf8 = Array(bytes[index..<end])
+        index = end
         while true {
             guard let byte = current else { throw error("unterminated string") }
             switch byte {
@@ -298,7 +314,21 @@ public struct JSONWriter {
     }
 
     /// An object key; the next value written is its value.
-    public mutating func key(_ name: String) {
+    /// An object key; the next value written is its value. Keys are the API's own names, which
+    /// need no escaping (a debug build checks).
+    public mutating func key(_ name: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        let utf8 = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        assert(!utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
+        bytes.append(contentsOf: utf8)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    /// A key that is not a literal (for values read from JSON), escaped as a string.
+    public mutating func key(text name: String) {
         separate()
         appendQuoted(name)
         bytes.append(UInt8(ascii: ":"))
@@ -391,7 +421,7 @@ public struct JSONWriter {
         case .object(let members):
             beginObject()
             for (name, member) in members.sorted(by: { $0.key < $1.key }) {
-                key(name)
+                key(text: name)
                 self.value(member)
             }
             endObject()
@@ -429,6 +459,18 @@ public struct JSONWriter {
 
     private mutating func appendQuoted(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
+        // Most texts need no escape at all: copy them whole, from their contiguous UTF-8.
+        var text = text
+        let copied = text.withUTF8 { utf8 -> Bool in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
+            else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if copied {
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
