@@ -5,10 +5,12 @@ RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get -q install -y --no-install-recommends libmicrohttpd-dev libsqlite3-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
-# SwiftPM checks every target of the manifest, the test targets too, so their folders come along.
+# SwiftPM checks every target of the manifest, the test and fuzz targets too, so their folders
+# come along.
 COPY Package.swift ./
 COPY Sources ./Sources
 COPY Tests ./Tests
+COPY Fuzz ./Fuzz
 RUN swift build -c release --static-swift-stdlib --product overlayd \
     && install -D "$(swift build -c release --show-bin-path)/overlayd" /out/overlayd
 

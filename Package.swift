@@ -35,6 +35,11 @@ let package = Package(
             name: "OverlayService", dependencies: ["OverlayEngine", "OverlayStore", "MicroHTTP"],
             resources: [.embedInCode("openapi.yaml")], swiftSettings: strict),
         .executableTarget(name: "overlayd", dependencies: ["OverlayService", "OverlayStore"], swiftSettings: strict),
+        // libFuzzer target for the request decoders (scripts/fuzz builds it with -sanitize=fuzzer
+        // and -DFUZZING); a plain build is a replayer of inputs (docs/FUZZING.md).
+        .executableTarget(
+            name: "RequestDecoderFuzz", dependencies: ["OverlayService", "OverlayEngine", "MicroHTTP"],
+            path: "Fuzz/RequestDecoderFuzz", swiftSettings: strict),
         .testTarget(name: "OverlayEngineTests", dependencies: ["OverlayEngine"], swiftSettings: strict),
         .testTarget(
             name: "OverlayServiceTests",

@@ -101,7 +101,7 @@ public final class HTTPStream: @unchecked Sendable {
                 // libmicrohttpd does not watch a suspended connection, and the first write after a
                 // client hung up still succeeds: without this check a gone client would only be
                 // found by a second write (the next event or heartbeat but one).
-                if peerHasClosed() { return -2 }  // MHD_CONTENT_READER_END_WITH_ERROR: close it
+                if peerHasClosed(connection) { return -2 }  // MHD_CONTENT_READER_END_WITH_ERROR: close it
                 MHD_suspend_connection(connection)
                 state.suspended = true
                 return 0
@@ -127,14 +127,20 @@ public final class HTTPStream: @unchecked Sendable {
         }
     }
 
-    /// Whether the client has closed its side (or reset the connection): a peek reads end of file
-    /// or an error other than "nothing yet". Bytes it sent stay for libmicrohttpd to read.
-    private func peerHasClosed() -> Bool {
-        let socket = overlayd_mhd_connection_fd(connection)
-        guard socket >= 0 else { return false }
-        var byte: UInt8 = 0
-        let count = recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
-        return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+    /// For the server's sweep (`HTTPServer.reapDisconnected`): a parked stream whose client has
+    /// gone is woken to end at once. Returns whether it was.
+    func reapIfClientGone() -> Bool {
+        let resume = state.withLock { state -> Bool in
+            // Suspended: libmicrohttpd is not touching the connection, so its socket is ours to peek.
+            guard state.suspended, !state.released, peerHasClosed(connection) else { return false }
+            state.suspended = false
+            state.ending = true
+            state.pieces = []
+            state.buffered = 0
+            return true
+        }
+        if resume { MHD_resume_connection(connection) }
+        return resume
     }
 
     /// The response is destroyed: the connection is over.

@@ -63,7 +63,8 @@ final class AccessGuard: Sendable {
         guard matched else {
             throw APIError(
                 status: 401, code: "unauthorized", message: "the token is not valid",
-                headers: [Header(name: "WWW-Authenticate", value: "Bearer realm=\"overlayd\", error=\"invalid_token\"")])
+                headers: [Header(name: "WWW-Authenticate", value: "Bearer realm=\"overlayd\", error=\"invalid_token\"")]
+            )
         }
     }
 

@@ -233,7 +233,8 @@ final class Channel: Sendable {
     }
 
     var subscriberCount: Int { state.withLock { $0.subscribers.count } }
-    var waiterCount: Int { state.withLock { $0.waiters.count } }
+    /// Waiters still waiting (a waiter whose client went away has been answered by the sweep).
+    var waiterCount: Int { state.withLock { $0.waiters.filter { !$0.responder.hasResponded }.count } }
 
     // MARK: - The one path
 

@@ -158,7 +158,8 @@ public enum ConfigurationLoader {
                     return
                 }
                 guard trimmed.utf8.count >= 8, trimmed.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-                    throw ConfigurationError(key: name, reason: "must be at least 8 printable characters without spaces")
+                    throw ConfigurationError(
+                        key: name, reason: "must be at least 8 printable characters without spaces")
                 }
                 c[keyPath: field] = trimmed
             }

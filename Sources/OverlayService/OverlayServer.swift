@@ -42,6 +42,15 @@ public final class OverlayServer: Sendable {
             throw error
         }
         self.service = service
+        sweepDisconnected()
+    }
+
+    /// Once a second, readers whose clients have gone are let go (see `HTTPServer.reapDisconnected`).
+    private func sweepDisconnected() {
+        service.scheduler.schedule(key: -2, at: MonotonicClock.nanoseconds() + 1_000_000_000) { [self] in
+            http.reapDisconnected()
+            sweepDisconnected()
+        }
     }
 
     /// Stops gracefully (spec §7): no new connections, and no new request on an open one (503);

@@ -633,7 +633,15 @@ public final class OverlayService: Sendable {
         }
         input.text = try fields.string("text")
         input.progress = try fields.nullableNumber("progress")
-        input.duration = try fields.number("duration").map(Interval.seconds)
+        if let seconds = try fields.number("duration") {
+            // The range is checked on the number as sent, before rounding to whole nanoseconds
+            // (the engine checks the rounded one): 3600.0000000000005 is over 3600 (spec §2).
+            let limit = MessageRules.maximumDuration.seconds
+            guard seconds > 0 && seconds <= limit else {
+                throw .invalidField("duration", "must be greater than 0 and at most \(Int(limit)) seconds")
+            }
+            input.duration = .seconds(seconds)
+        }
         input.immediate = try fields.bool("immediate")
         input.key = try fields.string("key")
         return input

@@ -6,7 +6,9 @@ import MicroHTTP
 /// Query values are text and are converted on reading (`duration=2.5`, `immediate=true`); JSON
 /// values must already have the right type. A name given twice, in the query and the body or twice
 /// in the query, is an error rather than a guess.
-struct RequestFields {
+///
+/// `package`, not internal, so that the fuzz target (Fuzz/RequestDecoderFuzz) can call it directly.
+package struct RequestFields {
     private enum Source {
         case json(JSONValue)
         case query(String?)
@@ -17,7 +19,7 @@ struct RequestFields {
 
     /// Reads `request`. A plain-text body becomes the value of `textField`; an endpoint without one
     /// accepts only JSON or an empty body.
-    init(_ request: HTTPRequest, textField: String?) throws(APIError) {
+    package init(_ request: HTTPRequest, textField: String?) throws(APIError) {
         for item in request.query {
             guard values[item.name] == nil else {
                 throw .badRequest("query parameter \(item.name) is given twice", field: item.name)
@@ -98,7 +100,7 @@ struct RequestFields {
     }
 
     /// Fails on any name outside `allowed`: a typo (`progess`) must not be silently ignored.
-    func rejectUnknown(allowing allowed: Set<String>) throws(APIError) {
+    package func rejectUnknown(allowing allowed: Set<String>) throws(APIError) {
         if let unknown = values.keys.sorted().first(where: { !allowed.contains($0) }) {
             throw .badRequest(
                 "unknown field \(unknown); expected one of \(allowed.sorted().joined(separator: ", "))", field: unknown)
@@ -107,9 +109,9 @@ struct RequestFields {
 
     var isEmpty: Bool { values.isEmpty }
 
-    func contains(_ name: String) -> Bool { values[name] != nil }
+    package func contains(_ name: String) -> Bool { values[name] != nil }
 
-    func string(_ name: String) throws(APIError) -> String? {
+    package func string(_ name: String) throws(APIError) -> String? {
         switch values[name] {
         case nil: return nil
         case .json(.string(let text)), .text(let text), .query(let text?): return text
@@ -120,14 +122,14 @@ struct RequestFields {
 
     /// A number; `nil` when absent. An explicit `null` is refused unless `nullable`, where it reads
     /// as `.some(nil)`.
-    func number(_ name: String) throws(APIError) -> Double? {
+    package func number(_ name: String) throws(APIError) -> Double? {
         switch try nullableNumber(name, nullable: false) {
         case .none: return nil
         case .some(let number): return number
         }
     }
 
-    func nullableNumber(_ name: String, nullable: Bool = true) throws(APIError) -> Double?? {
+    package func nullableNumber(_ name: String, nullable: Bool = true) throws(APIError) -> Double?? {
         switch values[name] {
         case nil:
             return nil
@@ -150,7 +152,7 @@ struct RequestFields {
     }
 
     /// `true`/`false` in JSON; in a query also `1`/`0`/`yes`/`no`, and a bare `?immediate` is true.
-    func bool(_ name: String) throws(APIError) -> Bool? {
+    package func bool(_ name: String) throws(APIError) -> Bool? {
         switch values[name] {
         case nil: return nil
         case .json(.bool(let flag)): return flag

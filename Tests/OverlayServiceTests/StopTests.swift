@@ -59,3 +59,32 @@ struct StopTests {
         #expect(refused.header("Connection")?.lowercased() == "close")
     }
 }
+
+@Suite("Readers that go away")
+struct DisconnectedReaderTests {
+    /// A parked event stream and a parked long-poll whose clients close their connections are let
+    /// go within a couple of seconds, with no change and no heartbeat to find them (the server
+    /// sweeps parked connections every second), so they stop counting against the limits.
+    @Test func parkedReadersAreSweptWhenTheirClientsGo() throws {
+        let live = try LiveServer { $0.heartbeatSeconds = 3600 }
+        let stream = try StreamClient.events(port: live.port)
+        #expect(stream.nextEvent() != nil)
+        let poll = try StreamClient(port: live.port, path: "/overlay?wait=60&since=0")
+        #expect(try live.waitForMetric("overlayd_event_streams", toBe: 1, timeout: 3))
+        #expect(try live.waitForMetric("overlayd_long_poll_waiters", toBe: 1, timeout: 3))
+        #expect(live.server.http.inFlight.load(ordering: .relaxed) >= 2)
+
+        let closed = ContinuousClock.now
+        stream.close()
+        poll.close()
+        #expect(try live.waitForMetric("overlayd_event_streams", toBe: 0, timeout: 4))
+        #expect(try live.waitForMetric("overlayd_long_poll_waiters", toBe: 0, timeout: 4))
+        // Both connections are closed by the server, not only forgotten by the channel.
+        let deadline = ContinuousClock.now + .seconds(4)
+        while live.server.http.inFlight.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
+            usleep(20_000)
+        }
+        #expect(live.server.http.inFlight.load(ordering: .relaxed) == 0)
+        #expect(seconds(since: closed) < 4)
+    }
+}

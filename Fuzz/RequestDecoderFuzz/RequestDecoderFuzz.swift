@@ -1,0 +1,306 @@
+import MicroHTTP
+import OverlayEngine
+import OverlayService
+
+/// The libFuzzer entry point: every input is run through the request decoders (see `FuzzInput`).
+/// Built with `-sanitize=fuzzer` (scripts/fuzz), libFuzzer calls it with mutated inputs; built
+/// plainly, `Replay` calls it with files, to reproduce a crash or re-run the corpus.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzRequestDecoders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+    RequestDecoderFuzz.run(bytes)
+    return 0
+}
+
+/// What one fuzz input exercises, and the properties it checks. A failed property is a crash
+/// (`fatalError`), which is what libFuzzer reports and minimises.
+///
+/// An input is a little HTTP conversation in text, so that seeds are readable and mutations stay
+/// meaningful (Fuzz/corpus/ has examples, Fuzz/overlayd.dict the tokens):
+///
+///     #af                       optional first line: service flags (below)
+///     POST /messages?kind=sent  request line: method, path and query (percent-encoded)
+///     Content-Type: text/plain  headers, up to an empty line
+///
+///     Upload done               the body, up to a line `%%` that starts the next request
+///
+/// Flags: `a` write and read tokens (`Bearer fuzz-write-token`, `fuzz-read-token`), `f` fade,
+/// `n` no animation, `e` easeInOut, `c` a cap width wider than the bar, `t` bar on top.
+///
+/// Each request's body goes to `JSONParser` (and, when it is JSON, through `JSONWriter` and back:
+/// the round trip must give the same value); the request goes to `RequestFields` with each kind of
+/// text field and every accessor; then to `OverlayService.respond(to:)` on one ephemeral
+/// manual-clock service per input (small queue, history and channel limits so that an input
+/// reaches them), whose answers must be well-formed: a known status, JSON that parses, the error
+/// shape, `Allow` on 405, `WWW-Authenticate` on 401, no body on 204 and 304. After the last
+/// request the overlay and the message list must still read back as JSON.
+enum RequestDecoderFuzz {
+    static let statuses: Set<Int> = [200, 202, 204, 304, 400, 401, 404, 405, 409, 413, 415, 422, 429, 503]
+    static let fieldNames = [
+        "kind", "text", "progress", "duration", "immediate", "key", "orientation", "device", "advance", "to",
+    ]
+    static let textFields: [String?] = [nil, "text", "orientation", "device", "advance"]
+
+    static func run(_ bytes: [UInt8]) {
+        let input = FuzzInput(bytes)
+        var configuration = ServiceConfiguration()
+        configuration.clock = .manual
+        configuration.ephemeral = true
+        configuration.accessLog = false
+        configuration.writesPerSecond = 0
+        configuration.maxChannels = 4
+        configuration.engine.maxQueue = 6
+        configuration.engine.historySize = 3
+        if input.flags.contains("a") {
+            configuration.token = "fuzz-write-token"
+            configuration.readToken = "fuzz-read-token"
+        }
+        if input.flags.contains("f") { configuration.engine.showStyle = .fade }
+        if input.flags.contains("n") { configuration.engine.showStyle = .none }
+        if input.flags.contains("e") { configuration.engine.curve = .easeInOut }
+        if input.flags.contains("c") { configuration.engine.progressBarCapWidth = 500 }
+        if input.flags.contains("t") { configuration.engine.progressBarPosition = .top }
+        guard let service = try? OverlayService(configuration: configuration) else {
+            fatalError("an ephemeral service could not be made")
+        }
+        defer { service.shutdown() }
+
+        let token = input.flags.contains("a") ? [Header(name: "Authorization", value: "Bearer fuzz-read-token")] : []
+        var version = 0.0
+        for request in input.requests {
+            decodeJSON(request.body)
+            decodeFields(request)
+            check(service.respond(to: request), to: request)
+            version = checkState(service, headers: token, after: request, version: version)
+        }
+        let channels = service.respond(to: HTTPRequest(method: "GET", path: "/channels", headers: token))
+        guard channels.status == 200, case .object? = try? JSONParser.parse(channels.body) else {
+            fatalError("GET /channels after the input: \(channels.status) \(text(channels.body))")
+        }
+    }
+
+    /// Nothing a client sends may corrupt the queue (SPEC.md §5): after every request the default
+    /// channel's overlay and message list read back and agree, its version has not gone back, and
+    /// the overlay's numbers are in range. Returns the version.
+    static func checkState(
+        _ service: OverlayService, headers: [Header], after request: HTTPRequest, version: Double
+    ) -> Double {
+        func read(_ path: String) -> [String: JSONValue] {
+            let response = service.respond(to: HTTPRequest(method: "GET", path: path, headers: headers))
+            guard response.status == 200, case .object(let members)? = try? JSONParser.parse(response.body) else {
+                fatalError(
+                    "GET \(path) after \(request.method) \(request.path): \(response.status) \(text(response.body))")
+            }
+            return members
+        }
+        let overlay = read("/overlay")
+        guard case .array(let messages)? = read("/messages")["messages"],
+            case .number(let now)? = overlay["version"], case .number(let queued)? = overlay["queued"],
+            case .string(let phase)? = overlay["phase"], case .number(let alpha)? = overlay["alpha"],
+            case .number(let offset)? = overlay["contentOffset"], case .object(let frame)? = overlay["frame"],
+            case .number(let width)? = frame["width"], case .number(let height)? = frame["height"]
+        else { fatalError("overlay or messages of the wrong shape after \(request.method) \(request.path)") }
+        let states = messages.map { message -> String in
+            guard case .object(let fields) = message, case .string(let state)? = fields["state"] else { return "?" }
+            return state
+        }
+        func fail(_ reason: String) -> Never {
+            fatalError(
+                "after \(request.method) \(request.path): \(reason); overlay \(overlay), states \(states)")
+        }
+        if now < version { fail("the version went back from \(version)") }
+        if Double(states.filter { $0 == "queued" }.count) != queued { fail("queued disagrees with /messages") }
+        if states.dropFirst().contains(where: { $0 != "queued" })
+            || !["showing", "queued"].contains(states.first ?? "queued")
+        {
+            fail("a live message that is neither shown first nor queued")
+        }
+        if queued > 6 { fail("more queued than maxQueue") }
+        if phase == "hidden" && !messages.isEmpty { fail("hidden with live messages") }
+        if !(0...1).contains(alpha) { fail("alpha out of range") }
+        if !(-min(width, height)...0).contains(offset) { fail("contentOffset out of range") }
+        return now
+    }
+
+    /// The parser must not crash; what it accepts must survive writing and reading back.
+    static func decodeJSON(_ body: [UInt8]) {
+        guard let value = try? JSONParser.parse(body) else { return }
+        var writer = JSONWriter()
+        writer.value(value)
+        let again: JSONValue
+        do {
+            again = try JSONParser.parse(writer.bytes)
+        } catch {
+            fatalError("JSONWriter wrote what JSONParser refuses (\(error)): \(text(writer.bytes))")
+        }
+        guard again == value else {
+            fatalError("JSON round trip changed the value: \(text(body)) became \(text(writer.bytes))")
+        }
+    }
+
+    /// Every way the routes read fields: with and without a text field, each accessor on each name.
+    static func decodeFields(_ request: HTTPRequest) {
+        let names = Set(fieldNames + request.query.map(\.name))
+        for textField in textFields {
+            guard let fields = try? RequestFields(request, textField: textField) else { continue }
+            _ = try? fields.rejectUnknown(allowing: ["kind", "text", "progress", "duration", "immediate", "key"])
+            for name in names {
+                _ = fields.contains(name)
+                _ = try? fields.string(name)
+                _ = try? fields.number(name)
+                _ = try? fields.nullableNumber(name)
+                _ = try? fields.nullableNumber(name, nullable: false)
+                _ = try? fields.bool(name)
+            }
+        }
+    }
+
+    /// The shape every answer must have, whatever was asked.
+    static func check(_ response: HTTPResponse, to request: HTTPRequest) {
+        func fail(_ reason: String) -> Never {
+            fatalError(
+                "\(request.method) \(request.path) \(request.query) answered \(response.status): \(reason); "
+                    + "body \(text(response.body))")
+        }
+        guard statuses.contains(response.status) else { fail("unexpected status") }
+        if response.status == 204 || response.status == 304 {
+            guard response.body.isEmpty else { fail("a body on \(response.status)") }
+        }
+        if response.status == 405 && response.header("Allow") == nil { fail("405 without Allow") }
+        if response.status == 401 && response.header("WWW-Authenticate") == nil { fail("401 without WWW-Authenticate") }
+        let type = response.header("Content-Type") ?? ""
+        if type.hasPrefix("application/json") {
+            guard case .object(let members)? = try? JSONParser.parse(response.body) else { fail("not a JSON object") }
+            if response.status >= 400 {
+                guard case .object(let error)? = members["error"], members.count == 1,
+                    case .string(let code)? = error["code"], !code.isEmpty,
+                    case .string(let message)? = error["message"], !message.isEmpty
+                else { fail("not an error body") }
+            }
+        } else if type.hasPrefix("text/event-stream") {
+            guard response.body.isEmpty || response.body.starts(with: Array("event: overlay\nid: ".utf8)) else {
+                fail("not an event")
+            }
+        } else if response.status != 204 && response.status != 304 && type.isEmpty {
+            fail("no Content-Type")
+        }
+    }
+
+    static func text(_ bytes: [UInt8]) -> String {
+        String(decoding: bytes.prefix(300), as: UTF8.self)
+    }
+}
+
+/// An input read as flags and requests (the format is described at `RequestDecoderFuzz`).
+struct FuzzInput {
+    var flags: Set<Character> = []
+    var requests: [HTTPRequest] = []
+
+    /// More requests than this in one input only slow the fuzzer down.
+    static let maximumRequests = 16
+
+    init(_ bytes: [UInt8]) {
+        var rest = bytes[...]
+        if rest.first == UInt8(ascii: "#") {
+            let end = rest.firstIndex(of: 0x0A) ?? rest.endIndex
+            flags = Set(String(decoding: rest[rest.index(after: rest.startIndex)..<end], as: UTF8.self))
+            rest = end < rest.endIndex ? rest[rest.index(after: end)...] : []
+        }
+        for block in FuzzInput.split(rest, on: Array("\n%%\n".utf8)).prefix(FuzzInput.maximumRequests) {
+            requests.append(FuzzInput.request(block))
+        }
+    }
+
+    static func split(_ bytes: ArraySlice<UInt8>, on separator: [UInt8]) -> [ArraySlice<UInt8>] {
+        var pieces: [ArraySlice<UInt8>] = []
+        var start = bytes.startIndex
+        var index = bytes.startIndex
+        while index + separator.count <= bytes.endIndex {
+            if bytes[index..<index + separator.count].elementsEqual(separator) {
+                pieces.append(bytes[start..<index])
+                index += separator.count
+                start = index
+            } else {
+                index += 1
+            }
+        }
+        pieces.append(bytes[start...])
+        return pieces
+    }
+
+    /// `METHOD TARGET`, header lines, an empty line, the body.
+    static func request(_ block: ArraySlice<UInt8>) -> HTTPRequest {
+        var lines: [ArraySlice<UInt8>] = []
+        var body: [UInt8] = []
+        var start = block.startIndex
+        var index = block.startIndex
+        while index < block.endIndex {
+            if block[index] == 0x0A {
+                var line = block[start..<index]
+                if line.last == 0x0D { line = line.dropLast() }
+                start = index + 1
+                if line.isEmpty && !lines.isEmpty {
+                    body = Array(block[start...])
+                    break
+                }
+                lines.append(line)
+            }
+            index += 1
+        }
+        if index >= block.endIndex && start < block.endIndex { lines.append(block[start...]) }
+
+        let requestLine = lines.first.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let parts = requestLine.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        let method = parts.first.map(String.init) ?? "GET"
+        let target = parts.count > 1 ? parts[1].utf8[...] : "/".utf8[...]
+        let question = target.firstIndex(of: UInt8(ascii: "?"))
+        let path = percentDecoded(target[..<(question ?? target.endIndex)])
+        var query: [QueryItem] = []
+        if let question {
+            for item in target[target.index(after: question)...].split(separator: UInt8(ascii: "&")) {
+                let equals = item.firstIndex(of: UInt8(ascii: "="))
+                query.append(
+                    QueryItem(
+                        name: percentDecoded(item[..<(equals ?? item.endIndex)]),
+                        value: equals.map { percentDecoded(item[item.index(after: $0)...]) }))
+            }
+        }
+        var headers: [Header] = []
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
+            let name = String(decoding: line[..<colon], as: UTF8.self)
+            let value = String(decoding: line[line.index(after: colon)...], as: UTF8.self)
+            headers.append(Header(name: name, value: String(value.drop { $0 == " " })))
+        }
+        return HTTPRequest(
+            method: method, path: path, query: query, headers: headers, body: body,
+            remoteAddress: "127.0.0.1")
+    }
+
+    /// `%XX` decoded (as libmicrohttpd does), then read as UTF-8 with replacement characters.
+    static func percentDecoded<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
+        var decoded: [UInt8] = []
+        var iterator = Array(bytes)[...]
+        while let byte = iterator.popFirst() {
+            if byte == UInt8(ascii: "%"), iterator.count >= 2,
+                let high = hexValue(iterator[iterator.startIndex]),
+                let low = hexValue(iterator[iterator.startIndex + 1])
+            {
+                decoded.append(high << 4 | low)
+                iterator = iterator.dropFirst(2)
+            } else {
+                decoded.append(byte)
+            }
+        }
+        return String(decoding: decoded, as: UTF8.self)
+    }
+
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,316 @@
+import MicroHTTP
+import Testing
+
+@testable import OverlayService
+
+/// `openapi.yaml` kept true: every documented operation is routed and answers one of its documented
+/// statuses, every route is documented, the server serves the file byte for byte, and real answers
+/// have exactly the keys the schemas document. schemathesis (scripts/schemathesis) checks the rest
+/// of the schemas against generated requests; this suite runs with every `swift test`.
+///
+/// There is no YAML library here, so the file keeps a regular layout (two spaces per level, one
+/// key per line, flow lists only for `required` and `enum`) and `OpenAPIOutline` reads just that.
+@Suite("OpenAPI description")
+struct OpenAPITests {
+    static let filePath: String = {
+        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)  // Tests/OverlayServiceTests/OpenAPITests.swift
+        return (parts + ["Sources", "OverlayService", "openapi.yaml"]).joined(separator: "/")
+    }()
+
+    static func fileBytes() throws -> [UInt8] { try ConfigurationLoader.readFile(filePath) }
+
+    static func outline() throws -> OpenAPIOutline {
+        try OpenAPIOutline(String(decoding: fileBytes(), as: UTF8.self))
+    }
+
+    /// The paths whose operations every channel has, unprefixed (the `default` channel) and under
+    /// `/channels/{name}`.
+    static let channelPaths = ["/messages", "/messages/{id}", "/overlay", "/orientation", "/device", "/events"]
+
+    /// A request that should succeed, per documented operation: the path with its parameters
+    /// filled in, and a JSON body for the writes.
+    static func sample(_ operation: OpenAPIOutline.Operation, messageID: Int) -> (path: String, body: String?) {
+        let path = operation.path.replacing("{name}", with: "default").replacing("{id}", with: "\(messageID)")
+        let body: String? =
+            switch (operation.method, operation.path.split(separator: "/").last.map(String.init) ?? "") {
+            case ("POST", "messages"): #"{"text": "hello", "kind": "sending"}"#
+            case ("PATCH", _): #"{"text": "changed"}"#
+            case ("PUT", "orientation"): #"{"orientation": "landscapeLeft"}"#
+            case ("PUT", "device"): #"{"device": "iphone"}"#
+            case ("POST", "clock"): #"{"advance": 0.5}"#
+            default: nil
+            }
+        return (path, body)
+    }
+
+    /// The file parses, declares OpenAPI 3.0.3 and the version the server reports, and every
+    /// `$ref` names a component that exists.
+    @Test func wellFormed() throws {
+        let text = String(decoding: try Self.fileBytes(), as: UTF8.self)
+        let outline = try Self.outline()
+        #expect(outline.root["openapi"]?.value == "3.0.3")
+        #expect(outline.root["info"]?["version"]?.value == OverlayService.version)
+        #expect(!outline.operations.isEmpty)
+        for line in text.split(separator: "\n") where line.contains("$ref: '#/") {
+            let reference = line.split(separator: "'")[1].dropFirst(2).split(separator: "/").map(String.init)
+            var node: OpenAPIOutline.Node? = outline.root
+            for key in reference { node = node?[key] }
+            #expect(node != nil, "dangling reference: \(line)")
+        }
+        // Security: writes need the bearer token; reads may go without (unless a read token is set).
+        #expect(outline.root["components"]?["securitySchemes"]?["bearerAuth"]?["scheme"]?.value == "bearer")
+    }
+
+    /// Every documented status is one overlayd uses, every operation documents a success, each write
+    /// documents 401, and the shared answers (405 with Allow, 204 for OPTIONS) are there.
+    @Test func statuses() throws {
+        let outline = try Self.outline()
+        let known: Set<Int> = [200, 202, 204, 304, 400, 401, 404, 405, 409, 413, 415, 422, 429, 503]
+        for operation in outline.operations {
+            #expect(!operation.statuses.isEmpty, "\(operation) documents no response")
+            #expect(Set(operation.statuses).isSubset(of: known), "\(operation): \(operation.statuses)")
+            #expect(operation.statuses.contains { (200..<300).contains($0) }, "\(operation) documents no success")
+            if ["POST", "PUT", "PATCH", "DELETE"].contains(operation.method) {
+                #expect(operation.statuses.contains(401), "\(operation) documents no 401")
+                #expect(operation.statuses.contains(429), "\(operation) documents no 429")
+            }
+            if operation.method == "OPTIONS" { #expect(operation.statuses.first == 204) }
+        }
+        let responses = outline.root["components"]?["responses"]
+        #expect(responses?["MethodNotAllowed"]?["headers"]?["Allow"] != nil)
+        #expect(responses?["Options"]?["headers"]?["Allow"] != nil)
+        #expect(responses?["Unauthorized"]?["headers"]?["WWW-Authenticate"] != nil)
+        #expect(responses?["RateLimited"]?["headers"]?["Retry-After"] != nil)
+    }
+
+    /// What the router lists at `GET /` (with every channel path also under `/channels/{name}`) is
+    /// exactly what the file documents, and every documented path answers OPTIONS.
+    @Test func everyRouteIsDocumentedAndNothingElse() throws {
+        let outline = try Self.outline()
+        let live = try LiveServer()
+        let endpoints = try live.get("/").json["endpoints"]?.array?.compactMap(\.string) ?? []
+        #expect(endpoints.contains("/channels/{name}/…"))
+        var routed: Set = ["GET /"]  // the index lists the others, not itself
+        for endpoint in endpoints where endpoint != "/channels/{name}/…" {
+            let parts = endpoint.split(separator: " ", maxSplits: 1).map(String.init)
+            #expect(parts.count == 2, "endpoint \(endpoint)")
+            routed.insert(endpoint)
+            if Self.channelPaths.contains(parts[1]) { routed.insert("\(parts[0]) /channels/{name}\(parts[1])") }
+        }
+        let documented = Set(outline.operations.filter { $0.method != "OPTIONS" }.map { "\($0.method) \($0.path)" })
+        #expect(routed.subtracting(documented).sorted() == [], "routed but not documented")
+        #expect(documented.subtracting(routed).sorted() == [], "documented but not routed")
+        for path in Set(outline.operations.map(\.path)) {
+            #expect(outline.operations.contains { $0.path == path && $0.method == "OPTIONS" }, "\(path) has no OPTIONS")
+        }
+    }
+
+    /// Every documented operation is routed on a live server, answers one of its documented
+    /// statuses to a sensible request, and OPTIONS lists exactly the documented methods.
+    @Test func everyDocumentedOperationIsRouted() throws {
+        let outline = try Self.outline()
+        let live = try LiveServer()
+        // Messages in both spellings of the default channel, so that ids exist for every
+        // operation on /messages/{id} (a DELETE ends one; later PATCHes of it are 409).
+        var nextID = 1
+        for _ in outline.operations.filter({ $0.path.hasSuffix("{id}") }) {
+            #expect(try live.post("/messages", json: #"{"text": "target"}"#).status == 202)
+        }
+        for operation in outline.operations {
+            let (path, body) = Self.sample(operation, messageID: nextID)
+            if operation.path.hasSuffix("{id}") { nextID += 1 }
+            let status: Int
+            let answer: String
+            if operation.method == "GET" && operation.path.hasSuffix("/events") {
+                // An event stream never ends: the router answers its first event in-process.
+                let response = live.server.service.respond(to: HTTPRequest(method: "GET", path: path))
+                (status, answer) = (response.status, String(decoding: response.body.prefix(200), as: UTF8.self))
+                #expect(response.header("Content-Type") == "text/event-stream; charset=utf-8")
+            } else {
+                let headers = body == nil ? [] : [("Content-Type", "application/json")]
+                let response = try live.request(operation.method, path, headers: headers, body: body)
+                (status, answer) = (response.status, response.text)
+                if operation.method == "OPTIONS" {
+                    let documented = outline.operations.filter { $0.path == operation.path }.map(\.method)
+                    let allowed = Set(
+                        (response.header("Allow") ?? "").split(separator: ",").map { $0.trimmingSpaces() })
+                    let expected = Set(documented + (documented.contains("GET") ? ["HEAD"] : []))
+                    #expect(allowed == expected, "\(operation): Allow \(response.header("Allow") ?? "none")")
+                }
+            }
+            #expect(operation.statuses.contains(status), "\(operation) \(path) answered \(status): \(answer)")
+            #expect((200..<300).contains(status), "\(operation) \(path) answered \(status): \(answer)")
+        }
+    }
+
+    /// `GET /openapi.yaml` is the file, byte for byte, as YAML.
+    @Test func servedFileIsTheFile() throws {
+        let live = try LiveServer()
+        let response = try live.get("/openapi.yaml")
+        #expect(response.status == 200)
+        #expect(response.header("Content-Type") == "application/yaml; charset=utf-8")
+        #expect(response.body == (try Self.fileBytes()))
+    }
+
+    /// Real answers have exactly the keys their schema documents: every documented property is
+    /// required (the schemas say which may be null), and nothing undocumented is sent.
+    @Test func answersHaveTheDocumentedKeys() throws {
+        let outline = try Self.outline()
+        let live = try LiveServer()
+        func expectKeys(
+            _ value: JSONValue?, _ schemaPath: [String], optional: Set<String> = [],
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) {
+            guard case .object(let members)? = value else {
+                Issue.record(
+                    "not an object for \(schemaPath): \(String(describing: value))", sourceLocation: sourceLocation)
+                return
+            }
+            var node: OpenAPIOutline.Node? = outline.root["components"]?["schemas"]
+            for key in schemaPath { node = node?[key] }
+            let required = Set(node?["required"]?.flowList ?? [])
+            let properties = Set(node?["properties"]?.children.map(\.key) ?? [])
+            #expect(!required.isEmpty, "\(schemaPath) documents no required keys", sourceLocation: sourceLocation)
+            #expect(properties.subtracting(optional) == required, "\(schemaPath)", sourceLocation: sourceLocation)
+            #expect(
+                Set(members.keys).subtracting(optional) == required, "\(schemaPath): \(members.keys.sorted())",
+                sourceLocation: sourceLocation)
+            #expect(Set(members.keys).isSubset(of: properties), "\(schemaPath)", sourceLocation: sourceLocation)
+        }
+
+        expectKeys(try live.get("/").json, ["Index"])
+        expectKeys(try live.get("/healthz").json, ["Health"])
+        expectKeys(try live.get("/clock").json, ["Clock"])
+        expectKeys(try live.advance(1).json, ["Clock"])
+        expectKeys(try live.get("/overlay").json, ["Overlay"])
+
+        let posted = try live.post("/messages", json: #"{"text": "Downloading", "kind": "progress", "progress": 0.5}"#)
+        #expect(posted.status == 202)
+        expectKeys(posted.json, ["Message"])
+        expectKeys(try live.get("/messages").json, ["MessageList"])
+        expectKeys(try live.get("/messages").json["messages"]?[0], ["Message"])
+        expectKeys(try live.get("/messages/1").json, ["Message"])
+
+        let overlay = try live.overlay()
+        expectKeys(overlay, ["Overlay"])
+        let nested = ["Overlay", "properties"]
+        expectKeys(overlay["message"], nested + ["message"])
+        expectKeys(overlay["label"], nested + ["label"])
+        expectKeys(overlay["style"], nested + ["style"])
+        expectKeys(overlay["progressBar"], nested + ["progressBar"])
+        expectKeys(overlay["animation"], nested + ["animation"], optional: ["curve"])
+        expectKeys(overlay["frame"], ["Rect"])
+
+        expectKeys(try live.get("/channels").json, ["ChannelList"])
+        expectKeys(try live.get("/channels").json["channels"]?[0], ["Channel"])
+        expectKeys(try live.get("/channels/default").json, ["Channel"])
+
+        let error = try live.get("/messages/99")
+        #expect(error.status == 404)
+        expectKeys(error.json, ["Error"])
+        expectKeys(error.json["error"], ["Error", "properties", "error"], optional: ["field"])
+        let invalid = try live.post("/messages", json: #"{"text": "x", "progress": 2}"#)
+        #expect(invalid.status == 422)
+        expectKeys(invalid.json["error"], ["Error", "properties", "error"], optional: ["field"])
+        #expect(invalid.json["error"]?["field"]?.string == "progress")
+
+        // Every error code the server sends is in the documented enum.
+        let codes = Set(
+            outline.root["components"]?["schemas"]?["Error"]?["properties"]?["error"]?["properties"]?["code"]?["enum"]?
+                .flowList ?? [])
+        for code in ["not_found", "invalid_field", "bad_request", "method_not_allowed", "unsupported_media_type"] {
+            #expect(codes.contains(code), "\(code) is not documented")
+        }
+        #expect(codes.contains(try live.request("DELETE", "/").errorCode ?? ""))
+        #expect(
+            codes.contains(
+                try live.request("POST", "/messages", headers: [("Content-Type", "image/png")], body: "x").errorCode
+                    ?? ""))
+    }
+}
+
+/// The subset of YAML that openapi.yaml keeps to: `key:` and `key: value` lines indented by two
+/// spaces per level, `- ` list items, block scalars (`|`, skipped), and one-line flow lists.
+struct OpenAPIOutline: Sendable {
+    struct Node: Sendable {
+        var key: String
+        var value: String?
+        var children: [Node] = []
+
+        subscript(key: String) -> Node? { children.first { $0.key == key } }
+
+        /// `[a, b, c]` as its items.
+        var flowList: [String]? {
+            guard let value, value.hasPrefix("["), value.hasSuffix("]") else { return nil }
+            return value.dropFirst().dropLast().split(separator: ",").map { $0.trimmingSpaces() }
+        }
+    }
+
+    struct Operation: Sendable, CustomStringConvertible {
+        var path: String
+        var method: String
+        var statuses: [Int]
+
+        var description: String { "\(method) \(path)" }
+    }
+
+    struct SyntaxError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    var root = Node(key: "")
+    var operations: [Operation] = []
+
+    static let methods = ["get", "put", "post", "patch", "delete", "options", "head"]
+
+    init(_ text: String) throws {
+        // (indent, node) from the root down to the line last read.
+        var stack: [(indent: Int, node: Node)] = [(-1, Node(key: ""))]
+        var blockIndent: Int?
+        func close(to indent: Int) {
+            while stack.count > 1 && stack[stack.count - 1].indent >= indent {
+                let done = stack.removeLast().node
+                stack[stack.count - 1].node.children.append(done)
+            }
+        }
+        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
+            let content = line.drop { $0 == " " }
+            let indent = line.count - content.count
+            if let block = blockIndent {
+                if content.isEmpty || indent > block { continue }
+                blockIndent = nil
+            }
+            if content.isEmpty || content.hasPrefix("#") { continue }
+            guard indent % 2 == 0 else { throw SyntaxError(description: "line \(number + 1): odd indentation") }
+            close(to: indent)
+            var key: String
+            var value: String?
+            if content.hasPrefix("- ") || content == "-" {
+                key = "-"
+                value = String(content.dropFirst(2))
+            } else if let colon = content.firstIndex(of: ":") {
+                key = String(content[..<colon])
+                let rest = content[content.index(after: colon)...].trimmingSpaces()
+                value = rest.isEmpty ? nil : rest
+            } else {
+                throw SyntaxError(description: "line \(number + 1): expected `key:` in \(line)")
+            }
+            if key.count >= 2, key.first == "'", key.last == "'" { key = String(key.dropFirst().dropLast()) }
+            if value == "|" || value == ">" {
+                blockIndent = indent
+                value = nil
+            }
+            stack.append((indent, Node(key: key, value: value)))
+        }
+        close(to: 0)
+        root = stack[0].node
+        for path in root["paths"]?.children ?? [] {
+            for method in path.children where OpenAPIOutline.methods.contains(method.key) {
+                let statuses = method["responses"]?.children.compactMap { Int($0.key) } ?? []
+                operations.append(Operation(path: path.key, method: method.key.uppercased(), statuses: statuses))
+            }
+        }
+    }
+}
