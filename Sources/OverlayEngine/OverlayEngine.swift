@@ -74,8 +74,8 @@ public struct OverlayEngine: Sendable {
         // Every assignment is journaled without comparing the messages (which would compare
         // their strings): a record written once too often costs less than the comparison.
         didSet {
-            if let id = oldValue?.id, id != current?.id { changedMessages.insert(id) }
-            if let id = current?.id { changedMessages.insert(id) }
+            if let id = oldValue?.id, id != current?.id { journal.append(id) }
+            if let id = current?.id { journal.append(id) }
         }
     }
     /// Waiting messages, first to show first.
@@ -85,7 +85,10 @@ public struct OverlayEngine: Sendable {
     public private(set) var nextID: Int64
     /// Ids of the messages whose record changed (created, changed, ended, or dropped from the
     /// history) since `takeChangedMessages()` was last called: what a store must write.
-    public private(set) var changedMessages: Set<Int64> = []
+    public var changedMessages: Set<Int64> { Set(journal) }
+    /// The journal behind `changedMessages`: ids appended as records change, repeats and all (an
+    /// append is cheaper than a set insert, and most accesses have no store to hand it to).
+    private var journal: [Int64] = []
     /// The `queueOrder` of the queue's ends: appending takes `tailOrder + 1`, a message going to
     /// the head takes `headOrder - 1`, so the queue's order survives being stored row by row.
     private var headOrder: Int64 = 0
@@ -128,12 +131,17 @@ public struct OverlayEngine: Sendable {
             showNextIfAny(at: now)
             version += 1
         }
-        changedMessages = Set(live.map(\.id)).union(dropped)
+        journal = live.map(\.id) + dropped
+    }
+
+    /// Forgets the changed ids, for an engine whose state is not stored.
+    public mutating func forgetChangedMessages() {
+        journal.removeAll(keepingCapacity: true)
     }
 
     /// The ids whose records changed since the last call, and forgets them.
     public mutating func takeChangedMessages() -> Set<Int64> {
-        defer { changedMessages = [] }
+        defer { journal.removeAll(keepingCapacity: true) }
         return changedMessages
     }
 
@@ -258,7 +266,7 @@ public struct OverlayEngine: Sendable {
             current = changed
         } else if let index = queue.firstIndex(where: { $0.id == id }) {
             queue[index] = changed
-            changedMessages.insert(id)
+            journal.append(id)
         }
         version += 1
         settle()
@@ -581,10 +589,10 @@ public struct OverlayEngine: Sendable {
 
     private mutating func remember(_ ended: Message) {
         history.append(ended)
-        changedMessages.insert(ended.id)
+        journal.append(ended.id)
         if history.count > configuration.historySize {
             while history.count > configuration.historySize {
-                changedMessages.insert(history.removeFirst().id)
+                journal.append(history.removeFirst().id)
             }
         }
     }
@@ -594,7 +602,7 @@ public struct OverlayEngine: Sendable {
         tailOrder += 1
         queued.queueOrder = tailOrder
         queue.append(queued)
-        changedMessages.insert(queued.id)
+        journal.append(queued.id)
     }
 
     private mutating func enqueueAtHead(_ message: Message) {
@@ -602,7 +610,7 @@ public struct OverlayEngine: Sendable {
         headOrder -= 1
         queued.queueOrder = headOrder
         queue.prepend(queued)
-        changedMessages.insert(queued.id)
+        journal.append(queued.id)
     }
 
     private func liveMessage(withKey key: String) -> Message? {

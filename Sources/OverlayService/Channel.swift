@@ -255,7 +255,13 @@ final class Channel: Sendable {
             }
             var effects = Effects()
             // Submitted under the lock, so that one channel's records reach the store in order.
-            let changedMessages = state.engine.takeChangedMessages()
+            let changedMessages: Set<Int64>
+            if store != nil {
+                changedMessages = state.engine.takeChangedMessages()
+            } else {
+                state.engine.forgetChangedMessages()
+                changedMessages = []
+            }
             if let store, !changedMessages.isEmpty || state.engine.version != before {
                 effects.sequence = store.submit(record(of: state.engine, changed: changedMessages))
                 state.lastSequence = effects.sequence

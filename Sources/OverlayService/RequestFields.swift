@@ -15,7 +15,7 @@ package struct RequestFields {
         case text(String)
     }
 
-    private var values: [String: Source] = [:]
+    private var values = [String: Source](minimumCapacity: 8)
 
     /// Reads `request`. A plain-text body becomes the value of `textField`; an endpoint without one
     /// accepts only JSON or an empty body.
