@@ -13,12 +13,12 @@ public struct HTTPRequest: Sendable {
     public var bodyTooLarge: Bool
     /// The peer's address, as text (for logs and per-client limits).
     public var remoteAddress: String {
-        get { lookup?.remoteAddress ?? givenAddress }
+        get { lookup?.lookedUpAddress ?? givenAddress }
         set { givenAddress = newValue }
     }
     private var givenAddress: String
     /// The live connection's headers, valid while the handler runs.
-    var lookup: ConnectionLookup?
+    var lookup: HTTPResponder?
 
     public init(
         method: String, path: String, query: [QueryItem] = [], headers: [Header] = [], body: [UInt8] = [],

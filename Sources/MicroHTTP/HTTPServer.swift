@@ -290,14 +290,14 @@ public final class HTTPServer: Sendable {
     /// The request for the handler. Headers and the peer's address are looked up on demand (most
     /// requests need one or two headers, and only writes need the address), which is only possible
     /// while the handler runs: `lookup` is closed when it returns.
-    func makeRequest(_ exchange: HTTPResponder, _ connection: OpaquePointer, lookup: ConnectionLookup) -> HTTPRequest {
+    func makeRequest(_ exchange: HTTPResponder, _ connection: OpaquePointer) -> HTTPRequest {
         let query =
             MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, nil, nil) == 0
             ? [] : values(connection, .GET_ARGUMENT_KIND).map { QueryItem(name: $0.0, value: $0.1) }
         var request = HTTPRequest(
             method: exchange.method, path: exchange.path, query: query, body: exchange.body,
             bodyTooLarge: exchange.bodyTooLarge)
-        request.lookup = lookup
+        request.lookup = exchange
         return request
     }
 
@@ -343,6 +343,9 @@ public final class HTTPResponder: @unchecked Sendable {
     fileprivate var remoteAddress = ""
     /// Whether the connection was ever suspended (and so listed in `HTTPServer.suspended`).
     fileprivate var wasSuspended = false
+    /// Whether the handler is running: only then may its request look headers up in libmicrohttpd
+    /// (the request may be kept longer; afterwards its lookups answer nil).
+    private let lookupOpen = Atomic(false)
     private let started = MonotonicClock.nanoseconds()
     /// Unowned and unsafe: the server is only reached from libmicrohttpd's callbacks, which end
     /// before the server does, and a safe unowned reference costs an atomic per use.
@@ -436,9 +439,9 @@ public final class HTTPResponder: @unchecked Sendable {
         }
         if !handled {
             if bodyTooLarge { return refuseBody(connection) }
-            let lookup = ConnectionLookup(connection: connection, exchange: self)
-            server.handler(server.makeRequest(self, connection, lookup: lookup), self)
-            lookup.close()
+            lookupOpen.store(true, ordering: .releasing)
+            server.handler(server.makeRequest(self, connection), self)
+            lookupOpen.store(false, ordering: .releasing)
         }
         // Suspend while holding the state lock, so that a respond() from another thread either
         // sees `.ready` queued here or finds the connection already suspended and resumes it.
@@ -561,6 +564,21 @@ public final class HTTPResponder: @unchecked Sendable {
         return result
     }
 
+    /// The first header with this name, while the handler runs (libmicrohttpd compares header
+    /// names without regard to case).
+    func header(_ name: String) -> String? {
+        guard lookupOpen.load(ordering: .acquiring) else { return nil }
+        return withCString(name) { MHD_lookup_connection_value(connection, .HEADER_KIND, $0) }.map {
+            String(cString: $0)
+        }
+    }
+
+    /// The peer's address while the handler runs ("" afterwards).
+    var lookedUpAddress: String {
+        guard lookupOpen.load(ordering: .acquiring) else { return "" }
+        return address(connection)
+    }
+
     /// The peer's address as text, looked up once (the connection must be alive).
     fileprivate func address(_ connection: OpaquePointer) -> String {
         if remoteAddress.isEmpty {
@@ -641,36 +659,6 @@ struct SocketAddress {
         withUnsafeBytes(of: storage) { raw in
             body(raw.baseAddress!.assumingMemoryBound(to: sockaddr.self))
         }
-    }
-}
-
-/// Reads a live request's headers and peer address from libmicrohttpd, while its handler runs.
-/// Afterwards (`close()`), lookups answer nil: the connection may be gone.
-final class ConnectionLookup: @unchecked Sendable {
-    private let connection: OpaquePointer
-    private let exchange: HTTPResponder
-    private let open = Atomic(true)
-
-    fileprivate init(connection: OpaquePointer, exchange: HTTPResponder) {
-        self.connection = connection
-        self.exchange = exchange
-    }
-
-    fileprivate func close() {
-        open.store(false, ordering: .releasing)
-    }
-
-    /// The first header with this name (libmicrohttpd compares header names without regard to case).
-    func header(_ name: String) -> String? {
-        guard open.load(ordering: .acquiring) else { return nil }
-        return withCString(name) { MHD_lookup_connection_value(connection, .HEADER_KIND, $0) }.map {
-            String(cString: $0)
-        }
-    }
-
-    var remoteAddress: String {
-        guard open.load(ordering: .acquiring) else { return "" }
-        return exchange.address(connection)
     }
 }
 

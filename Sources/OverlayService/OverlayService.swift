@@ -452,20 +452,29 @@ public final class OverlayService: Sendable {
     /// The version of an If-None-Match that is one tag, `W/"7"` or `"7"` (spaces around allowed);
     /// nil for anything else. Reads bytes only: it runs on every conditional GET.
     static func version(fromSingleTag header: String) -> UInt64? {
-        var bytes = header.utf8[...]
-        while bytes.first == 0x20 || bytes.first == 0x09 { bytes = bytes.dropFirst() }
-        while bytes.last == 0x20 || bytes.last == 0x09 { bytes = bytes.dropLast() }
-        if bytes.starts(with: "W/".utf8) { bytes = bytes.dropFirst(2) }
-        guard bytes.count >= 3, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") else { return nil }
-        var version: UInt64 = 0
-        for byte in bytes.dropFirst().dropLast() {
-            guard byte >= 0x30 && byte <= 0x39 else { return nil }
-            let (times, overflow) = version.multipliedReportingOverflow(by: 10)
-            let (sum, carry) = times.addingReportingOverflow(UInt64(byte - 0x30))
-            guard !overflow && !carry else { return nil }
-            version = sum
+        var header = header
+        return header.withUTF8 { bytes -> UInt64? in
+            var start = 0
+            var end = bytes.count
+            while start < end && (bytes[start] == 0x20 || bytes[start] == 0x09) { start += 1 }
+            while end > start && (bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09) { end -= 1 }
+            if end - start >= 2 && bytes[start] == UInt8(ascii: "W") && bytes[start + 1] == UInt8(ascii: "/") {
+                start += 2
+            }
+            guard end - start >= 3, bytes[start] == UInt8(ascii: "\""), bytes[end - 1] == UInt8(ascii: "\"") else {
+                return nil
+            }
+            var version: UInt64 = 0
+            for index in (start + 1)..<(end - 1) {
+                let byte = bytes[index]
+                guard byte >= 0x30 && byte <= 0x39 else { return nil }
+                let (times, overflow) = version.multipliedReportingOverflow(by: 10)
+                let (sum, carry) = times.addingReportingOverflow(UInt64(byte - 0x30))
+                guard !overflow && !carry else { return nil }
+                version = sum
+            }
+            return version
         }
-        return version
     }
 
     /// The version an If-None-Match header names (`W/"7"` or `"7"`; the first of a list).
