@@ -480,40 +480,37 @@ public final class HTTPResponder: @unchecked Sendable {
         }
     }
 
-    /// Answers at once, before any body (libmicrohttpd then closes the connection).
+    /// Answers at once, before any body (libmicrohttpd then closes the connection). Whatever
+    /// body still comes is dropped.
     fileprivate func refuse(_ connection: OpaquePointer, _ response: HTTPResponse) -> MHD_Result {
         bodyTooLarge = true
+        body = []
         state.withLock { $0 = .sent(status: response.status, bytes: response.body.count) }
         return queue(response, on: connection)
     }
 
     /// A body over the limit: answer 413 now; libmicrohttpd discards the rest and closes.
     fileprivate func refuseBody(_ connection: OpaquePointer) -> MHD_Result {
-        bodyTooLarge = true
-        body = []
-        let response = HTTPResponse(
-            status: 413,
-            headers: [Header(name: "Content-Type", value: "application/json; charset=utf-8")],
-            body: Array(
-                #"{"error":{"code":"payload_too_large","message":"the body is over \#(server.maxBodyBytes) bytes"}}"#
-                    .utf8))
-        state.withLock { $0 = .sent(status: 413, bytes: response.body.count) }
-        return queue(response, on: connection)
+        refuse(
+            connection,
+            HTTPResponse(
+                status: 413,
+                headers: [Header(name: "Content-Type", value: "application/json; charset=utf-8")],
+                body: Array(
+                    #"{"error":{"code":"payload_too_large","message":"the body is over \#(server.maxBodyBytes) bytes"}}"#
+                        .utf8)))
     }
 
     /// A request whose body has no single length: answer 400 now, so that libmicrohttpd closes
     /// the connection after it instead of reading on from a place a proxy may disagree with.
     fileprivate func refuseFraming(_ connection: OpaquePointer, _ problem: String) -> MHD_Result {
-        // Whatever body still comes is dropped, as for a body over the limit.
-        bodyTooLarge = true
-        body = []
-        let response = HTTPResponse(
-            status: 400,
-            headers: [Header(name: "Content-Type", value: "application/json; charset=utf-8")],
-            body: Array(
-                #"{"error":{"code":"bad_request","message":"the body's length is ambiguous: \#(problem)"}}"#.utf8))
-        state.withLock { $0 = .sent(status: 400, bytes: response.body.count) }
-        return queue(response, on: connection)
+        refuse(
+            connection,
+            HTTPResponse(
+                status: 400,
+                headers: [Header(name: "Content-Type", value: "application/json; charset=utf-8")],
+                body: Array(
+                    #"{"error":{"code":"bad_request","message":"the body's length is ambiguous: \#(problem)"}}"#.utf8)))
     }
 
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
@@ -552,13 +549,7 @@ public final class HTTPResponder: @unchecked Sendable {
         _ created: OpaquePointer?, status: Int, headers: [Header], on connection: OpaquePointer
     ) -> MHD_Result {
         guard let created else { return .NO }
-        for header in headers {
-            header.cName.withUnsafeBufferPointer { name in
-                header.cValue.withUnsafeBufferPointer { value in
-                    _ = MHD_add_response_header(created, name.baseAddress, value.baseAddress)
-                }
-            }
-        }
+        addHeaders(headers, to: created)
         let result = MHD_queue_response(connection, UInt32(status), created)
         MHD_destroy_response(created)
         return result
@@ -672,18 +663,23 @@ final class PreparedResponse: @unchecked Sendable {
                 bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
         }
         guard let created else { return nil }
-        for header in response.headers {
-            header.cName.withUnsafeBufferPointer { name in
-                header.cValue.withUnsafeBufferPointer { value in
-                    _ = MHD_add_response_header(created, name.baseAddress, value.baseAddress)
-                }
-            }
-        }
+        addHeaders(response.headers, to: created)
         pointer = created
     }
 
     deinit {
         MHD_destroy_response(pointer)
+    }
+}
+
+/// Copies the headers into a libmicrohttpd response (their C strings are made once, with them).
+private func addHeaders(_ headers: [Header], to response: OpaquePointer) {
+    for header in headers {
+        header.cName.withUnsafeBufferPointer { name in
+            header.cValue.withUnsafeBufferPointer { value in
+                _ = MHD_add_response_header(response, name.baseAddress, value.baseAddress)
+            }
+        }
     }
 }
 

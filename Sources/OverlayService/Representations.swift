@@ -30,16 +30,7 @@ extension JSONWriter {
         key("message")
         if let message = overlay.message {
             beginObject()
-            key("id")
-            integer(message.id)
-            key("kind")
-            string(message.kind.rawValue)
-            key("text")
-            string(message.text)
-            key("progress")
-            optionalNumber(message.progress)
-            key("state")
-            string(message.state.rawValue)
+            summary(of: message)
             endObject()
         } else {
             null()
@@ -110,16 +101,7 @@ extension JSONWriter {
     /// A message as `/messages` shows it: the overlay's summary plus its timing and sender fields.
     mutating func message(_ message: Message) {
         beginObject()
-        key("id")
-        integer(message.id)
-        key("kind")
-        string(message.kind.rawValue)
-        key("text")
-        string(message.text)
-        key("progress")
-        optionalNumber(message.progress)
-        key("state")
-        string(message.state.rawValue)
+        summary(of: message)
         key("duration")
         optionalNumber(message.duration?.seconds)
         key("immediate")
@@ -137,6 +119,20 @@ extension JSONWriter {
         key("endedAt")
         optionalNumber(message.endedAt?.seconds)
         endObject()
+    }
+
+    /// The fields the overlay's `message` shows, and that every message representation starts with.
+    mutating func summary(of message: Message) {
+        key("id")
+        integer(message.id)
+        key("kind")
+        string(message.kind.rawValue)
+        key("text")
+        string(message.text)
+        key("progress")
+        optionalNumber(message.progress)
+        key("state")
+        string(message.state.rawValue)
     }
 
     mutating func rect(_ rect: Rect, moving: OverlayTemplate.Slot? = nil) {
