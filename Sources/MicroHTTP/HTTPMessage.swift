@@ -68,6 +68,18 @@ public struct Header: Hashable, Sendable {
         self.cValue = value.utf8CString
     }
 
+    private init(name: String, cName: ContiguousArray<CChar>, value: String) {
+        self.name = name
+        self.value = value
+        self.cName = cName
+        self.cValue = value.utf8CString
+    }
+
+    /// A header of the same name with another value; the name's C string is shared, not made again.
+    public func with(value: String) -> Header {
+        Header(name: name, cName: cName, value: value)
+    }
+
     public static func == (lhs: Header, rhs: Header) -> Bool { lhs.name == rhs.name && lhs.value == rhs.value }
 
     public func hash(into hasher: inout Hasher) {

@@ -500,28 +500,31 @@ public struct OverlayEngine: Sendable {
 
     /// An immediate message takes the shown one's place. A sticky one goes back to the head of the
     /// queue and starts its time again when shown again; any other ends as `preempted`.
-    private mutating func preemptCurrent(with message: Message) {
-        if let replaced = current, !replaced.state.hasEnded {
+    // Messages are changed in place and moved rather than copied where the code allows: a copy of
+    // a message retains its strings, and the copy written back releases them again.
+    private mutating func preemptCurrent(with message: consuming Message) {
+        // The replaced message is moved out rather than copied (a copy retains its strings).
+        if var replaced = current.take(), !replaced.state.hasEnded {
             // Sticky is what its timer says once displayed: a sending message whose progress reached
             // 1 is ending, and ends as preempted rather than coming back.
             let isSticky =
                 replaced.displayStartedAt != nil ? replaced.expiresAtDeadline : lifetime(of: replaced) == .sticky
             if isSticky {
-                var requeued = replaced
-                requeued.state = .queued
-                requeued.shownAt = nil
-                requeued.displayStartedAt = nil
-                requeued.deadline = nil
-                requeued.expiresAtDeadline = false
-                enqueueAtHead(requeued)
+                replaced.state = .queued
+                replaced.shownAt = nil
+                replaced.displayStartedAt = nil
+                replaced.deadline = nil
+                replaced.expiresAtDeadline = false
+                enqueueAtHead(replaced)
             } else {
-                endCurrent(as: .preempted, at: now)
+                replaced.state = .preempted
+                replaced.endedAt = now
+                remember(replaced)
             }
         }
-        var next = message
-        next.state = .showing
-        next.shownAt = now
-        current = next
+        message.state = .showing
+        message.shownAt = now
+        current = message
         if phase != .showing { beginDisplay(at: now) }
     }
 
@@ -541,15 +544,17 @@ public struct OverlayEngine: Sendable {
 
     /// The message is fully shown: its display time starts.
     private mutating func beginDisplay(at time: Instant) {
-        guard var message = current, !message.state.hasEnded else { return }
-        message.displayStartedAt = time
-        switch lifetime(of: message) {
-        case .finite(let length):
-            message.deadline = time + length
-            message.expiresAtDeadline = false
-        case .sticky:
-            message.deadline = time + configuration.maxStickyDuration
-            message.expiresAtDeadline = true
+        guard var message = current.take() else { return }
+        if !message.state.hasEnded {
+            message.displayStartedAt = time
+            switch lifetime(of: message) {
+            case .finite(let length):
+                message.deadline = time + length
+                message.expiresAtDeadline = false
+            case .sticky:
+                message.deadline = time + configuration.maxStickyDuration
+                message.expiresAtDeadline = true
+            }
         }
         current = message
     }
@@ -580,11 +585,11 @@ public struct OverlayEngine: Sendable {
     }
 
     private mutating func endCurrent(as state: MessageState, at time: Instant) {
-        guard var ended = current else { return }
+        guard var ended = current.take() else { return }
         ended.state = state
         ended.endedAt = time
-        current = ended
         remember(ended)
+        current = ended
     }
 
     private mutating func remember(_ ended: Message) {
@@ -597,20 +602,18 @@ public struct OverlayEngine: Sendable {
         }
     }
 
-    private mutating func enqueue(_ message: Message) {
-        var queued = message
+    private mutating func enqueue(_ message: consuming Message) {
         tailOrder += 1
-        queued.queueOrder = tailOrder
-        queue.append(queued)
-        journal.append(queued.id)
+        message.queueOrder = tailOrder
+        journal.append(message.id)
+        queue.append(message)
     }
 
-    private mutating func enqueueAtHead(_ message: Message) {
-        var queued = message
+    private mutating func enqueueAtHead(_ message: consuming Message) {
         headOrder -= 1
-        queued.queueOrder = headOrder
-        queue.prepend(queued)
-        journal.append(queued.id)
+        message.queueOrder = headOrder
+        journal.append(message.id)
+        queue.prepend(message)
     }
 
     private func liveMessage(withKey key: String) -> Message? {

@@ -89,4 +89,6 @@ public struct APIError: Error, Hashable, Sendable {
 
 extension Header {
     static let json = Header(name: "Content-Type", value: "application/json; charset=utf-8")
+    /// Its value is set per answer with `with(value:)`.
+    static let location = Header(name: "Location", value: "")
 }

@@ -58,9 +58,10 @@ final class DeadlineScheduler: @unchecked Sendable {
             return
         }
         if let deadline {
-            let earliest = entries.values.map(\.deadline).min()
+            // The thread sleeps until the earliest deadline: it is woken only for an earlier one.
+            let isEarliest = entries.values.allSatisfy { deadline < $0.deadline }
             entries[key] = Entry(deadline: deadline, action: action)
-            if earliest.map({ deadline < $0 }) ?? true { pthread_cond_signal(condition) }
+            if isEarliest { pthread_cond_signal(condition) }
         } else {
             entries[key] = nil
         }

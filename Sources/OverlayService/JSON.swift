@@ -22,6 +22,28 @@ public enum JSONValue: Hashable, Sendable {
     }
 }
 
+extension JSONValue {
+    /// An object of members whose keys are known to differ.
+    init(members: [JSONMember]) {
+        var dictionary = [String: JSONValue](minimumCapacity: members.count)
+        for member in members { dictionary[member.key] = member.value }
+        self = .object(dictionary)
+    }
+}
+
+/// A member of a JSON object.
+public struct JSONMember: Hashable, Sendable {
+    public var key: String
+    public var value: JSONValue
+}
+
+/// A parsed JSON text whose top-level object keeps its members in order (see
+/// `JSONParser.parseDocument`).
+public enum JSONDocument: Hashable, Sendable {
+    case object([JSONMember])
+    case other(JSONValue)
+}
+
 /// Why a text is not JSON, with the byte offset where reading stopped.
 public struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertible {
     public var reason: String
@@ -42,14 +64,28 @@ public struct JSONParser {
     private var depth = 0
 
     public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+        switch try parseDocument(bytes) {
+        case .object(let members): JSONValue(members: members)
+        case .other(let value): value
+        }
+    }
+
+    /// Like `parse`, but a top-level object comes as its members in order, without the dictionary
+    /// (a request body is read once, by name, and has a handful of members).
+    public static func parseDocument(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONDocument {
         var parser = JSONParser(bytes: bytes)
         // A UTF-8 byte order mark is tolerated, as RFC 8259 §8.1 allows.
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
         parser.skipWhitespace()
-        let value = try parser.value()
+        let document: JSONDocument
+        if parser.current == UInt8(ascii: "{") {
+            document = .object(try parser.members())
+        } else {
+            document = .other(try parser.value())
+        }
         parser.skipWhitespace()
         guard parser.index == bytes.count else { throw parser.error("unexpected text after the JSON value") }
-        return value
+        return document
     }
 
     private init(bytes: [UInt8]) {
@@ -95,14 +131,22 @@ public struct JSONParser {
     }
 
     private mutating func object() throws(JSONSyntaxError) -> JSONValue {
+        JSONValue(members: try members())
+    }
+
+    /// An object's members in the order written; a key given twice is an error.
+    private mutating func members() throws(JSONSyntaxError) -> [JSONMember] {
         try nest()
         index += 1
-        var members = [String: JSONValue](minimumCapacity: 8)
+        var members: [JSONMember] = []
+        // Small objects are checked for duplicates by a linear search, which needs no hashing;
+        // a set takes over once a body has many keys, so that no body costs quadratic time.
+        var keys: Set<String>? = nil
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
             depth -= 1
-            return .object(members)
+            return members
         }
         while true {
             skipWhitespace()
@@ -114,20 +158,31 @@ public struct JSONParser {
             index += 1
             skipWhitespace()
             let member = try value()
-            if members.updateValue(member, forKey: key) != nil {
+            let isDuplicate: Bool
+            if keys != nil {
+                isDuplicate = !keys!.insert(key).inserted
+            } else {
+                isDuplicate = members.contains { $0.key == key }
+                if members.count == JSONParser.linearSearchLimit { keys = Set(members.map(\.key) + [key]) }
+            }
+            if isDuplicate {
                 throw JSONSyntaxError(reason: "duplicate key \"\(key)\"", offset: keyOffset)
             }
+            members.append(JSONMember(key: key, value: member))
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): index += 1
             case UInt8(ascii: "}"):
                 index += 1
                 depth -= 1
-                return .object(members)
+                return members
             default: throw error("expected ',' or '}'")
             }
         }
     }
+
+    /// How many keys an object may have before duplicates are looked up in a set.
+    static let linearSearchLimit = 16
 
     private mutating func array() throws(JSONSyntaxError) -> JSONValue {
         try nest()
@@ -192,14 +247,18 @@ public struct JSONParser {
         index += 1
         // Most strings hold no escape: find the closing quote and take the bytes at once.
         var end = index
+        var highBits: UInt8 = 0
         while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"),
             bytes[end] >= 0x20
         {
+            highBits |= bytes[end]
             end += 1
         }
         if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
             let start = index
             index = end + 1
+            // ASCII is valid UTF-8 as it is; anything else is validated.
+            if highBits < 0x80 { return String(decoding: bytes[start..<end], as: UTF8.self) }
             guard let text = String(validating: bytes[start..<end], as: UTF8.self) else {
                 throw error("invalid UTF-8 in a string")
             }
@@ -368,12 +427,15 @@ public struct JSONWriter {
     /// `instant.seconds`, written from the integer nanoseconds without formatting a Double where
     /// the two are sure to agree (from 0.0001 s to about 46 days; outside, the Double is printed).
     public mutating func rawSeconds(_ instant: Instant) {
-        let nanoseconds = instant.nanoseconds
+        appendSeconds(nanoseconds: instant.nanoseconds)
+    }
+
+    private mutating func appendSeconds(nanoseconds: Int64) {
         guard nanoseconds == 0 || (100_000..<4_000_000_000_000_000).contains(nanoseconds) else {
-            appendNumber(instant.seconds)
+            appendNumber(Double(nanoseconds) / 1e9)
             return
         }
-        appendInteger(nanoseconds / 1_000_000_000)
+        appendDigits(UInt64(nanoseconds / 1_000_000_000))
         var fraction = nanoseconds % 1_000_000_000
         guard fraction != 0 else { return }
         var digits = 9
@@ -382,17 +444,30 @@ public struct JSONWriter {
             digits -= 1
         }
         bytes.append(UInt8(ascii: "."))
-        var divisor: Int64 = 1
-        for _ in 1..<digits { divisor *= 10 }
-        while divisor > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(fraction / divisor % 10))
-            divisor /= 10
-        }
+        appendDigits(UInt64(fraction), minimumDigits: digits)
     }
 
     public mutating func integer<T: BinaryInteger>(_ value: T) {
         separate()
-        bytes.append(contentsOf: String(value).utf8)
+        if let small = Int64(exactly: value) {
+            appendInteger(small)
+        } else {
+            bytes.append(contentsOf: String(value).utf8)
+        }
+        needsComma = true
+    }
+
+    /// An instant as seconds: the text `number(instant.seconds)` writes, without formatting a Double.
+    public mutating func seconds(_ instant: Instant) {
+        separate()
+        appendSeconds(nanoseconds: instant.nanoseconds)
+        needsComma = true
+    }
+
+    /// A length of time as seconds, as `seconds(_: Instant)` writes an instant.
+    public mutating func seconds(_ interval: Interval) {
+        separate()
+        appendSeconds(nanoseconds: interval.nanoseconds)
         needsComma = true
     }
 
@@ -445,14 +520,23 @@ public struct JSONWriter {
     /// Decimal digits straight into the bytes, without making a String.
     private mutating func appendInteger(_ value: Int64) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var divisor: UInt64 = 1
-        while divisor <= magnitude / 10 { divisor *= 10 }
-        repeat {
-            bytes.append(UInt8(ascii: "0") + UInt8(magnitude / divisor))
-            magnitude %= divisor
-            divisor /= 10
-        } while divisor > 0
+        appendDigits(value.magnitude)
+    }
+
+    /// Decimal digits, at least `minimumDigits` of them (zeros in front), written right to left
+    /// into a buffer on the stack (division by a constant 10 is a multiplication) and appended once.
+    private mutating func appendDigits(_ value: UInt64, minimumDigits: Int = 1) {
+        let capacity = 20  // UInt64.max has 20 digits
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            var rest = value
+            var start = capacity
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0 || capacity - start < minimumDigits
+            bytes.append(contentsOf: UnsafeMutableBufferPointer(rebasing: buffer[start..<capacity]))
+        }
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)

@@ -341,10 +341,11 @@ public final class OverlayService: Sendable {
         let (outcome, sequence) = try channels.obtain(name).write { (engine, now) throws(APIError) in
             try engine.post(input, at: now).get(orThrow: APIError.init)
         }
-        let location = [Header(name: "Location", value: "\(prefix)/messages/\(outcome.message.id)")]
+        let location = Header.location.with(value: "\(prefix)/messages/\(outcome.message.id)")
         if case .created = outcome { metrics.messagePosted() }
         return .durable(
-            json(outcome.isCreated ? 202 : 200, headers: location) { $0.message(outcome.message) }, sequence: sequence)
+            json(outcome.isCreated ? 202 : 200, headers: [.json, location]) { $0.message(outcome.message) },
+            sequence: sequence)
     }
 
     private func listMessages(_ name: String) -> HTTPResponse {
@@ -656,10 +657,11 @@ public final class OverlayService: Sendable {
         return input
     }
 
-    private func json(_ status: Int, headers: [Header] = [], _ write: (inout JSONWriter) -> Void) -> HTTPResponse {
+    /// A JSON answer; `headers` replaces the usual `[.json]` (and should include it).
+    private func json(_ status: Int, headers: [Header] = [.json], _ write: (inout JSONWriter) -> Void) -> HTTPResponse {
         var writer = JSONWriter()
         write(&writer)
-        return HTTPResponse(status: status, headers: [Header.json] + headers, body: writer.bytes)
+        return HTTPResponse(status: status, headers: headers, body: writer.bytes)
     }
 }
 

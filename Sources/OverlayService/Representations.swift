@@ -103,21 +103,21 @@ extension JSONWriter {
         beginObject()
         summary(of: message)
         key("duration")
-        optionalNumber(message.duration?.seconds)
+        if let duration = message.duration { seconds(duration) } else { null() }
         key("immediate")
         bool(message.immediate)
         key("key")
         if let messageKey = message.key { string(messageKey) } else { null() }
         key("postedAt")
-        number(message.postedAt.seconds)
+        seconds(message.postedAt)
         key("shownAt")
-        optionalNumber(message.shownAt?.seconds)
+        optionalSeconds(message.shownAt)
         key("displayStartedAt")
-        optionalNumber(message.displayStartedAt?.seconds)
+        optionalSeconds(message.displayStartedAt)
         key("endsAt")
-        optionalNumber(message.state.hasEnded ? nil : message.deadline?.seconds)
+        optionalSeconds(message.state.hasEnded ? nil : message.deadline)
         key("endedAt")
-        optionalNumber(message.endedAt?.seconds)
+        optionalSeconds(message.endedAt)
         endObject()
     }
 
@@ -150,6 +150,10 @@ extension JSONWriter {
 
     mutating func optionalNumber(_ value: Double?) {
         if let value { number(value) } else { null() }
+    }
+
+    mutating func optionalSeconds(_ instant: Instant?) {
+        if let instant { seconds(instant) } else { null() }
     }
 }
 

@@ -15,41 +15,69 @@ package struct RequestFields {
         case text(String)
     }
 
-    private var values = [String: Source](minimumCapacity: 8)
+    private struct Field {
+        var name: String
+        var source: Source
+    }
+
+    // The fields in the order read. A request has a handful, found by a linear search that hashes
+    // nothing; past `JSONParser.linearSearchLimit` names, a dictionary of positions takes over so
+    // that a body of thousands of names costs no quadratic time.
+    private var fields: [Field] = []
+    private var positions: [String: Int]? = nil
 
     /// Reads `request`. A plain-text body becomes the value of `textField`; an endpoint without one
     /// accepts only JSON or an empty body.
     package init(_ request: HTTPRequest, textField: String?) throws(APIError) {
         for item in request.query {
-            guard values[item.name] == nil else {
+            guard add(item.name, .query(item.value)) else {
                 throw .badRequest("query parameter \(item.name) is given twice", field: item.name)
             }
-            values[item.name] = .query(item.value)
         }
         switch try RequestFields.readBody(request) {
         case .none:
             break
         case .object(let members):
-            for (name, value) in members {
-                guard values[name] == nil else {
-                    throw .badRequest("\(name) is given both in the query and in the body", field: name)
+            fields.reserveCapacity(fields.count + members.count)
+            for member in members {
+                guard add(member.key, .json(member.value)) else {
+                    throw .badRequest("\(member.key) is given both in the query and in the body", field: member.key)
                 }
-                values[name] = .json(value)
             }
         case .text(let text):
             guard let textField else {
                 throw .badRequest("the body must be a JSON object")
             }
-            guard values[textField] == nil else {
+            guard add(textField, .text(text)) else {
                 throw .badRequest("\(textField) is given both in the query and as the body", field: textField)
             }
-            values[textField] = .text(text)
         }
+    }
+
+    private func position(of name: String) -> Int? {
+        if let positions { return positions[name] }
+        return fields.firstIndex { $0.name == name }
+    }
+
+    private func value(_ name: String) -> Source? {
+        position(of: name).map { fields[$0].source }
+    }
+
+    /// Adds a field; `false` if one of that name is already there.
+    private mutating func add(_ name: String, _ source: Source) -> Bool {
+        guard position(of: name) == nil else { return false }
+        fields.append(Field(name: name, source: source))
+        if positions != nil {
+            positions![name] = fields.count - 1
+        } else if fields.count > JSONParser.linearSearchLimit {
+            positions = Dictionary(uniqueKeysWithValues: zip(fields.map(\.name), fields.indices))
+        }
+        return true
     }
 
     private enum Body {
         case none
-        case object([String: JSONValue])
+        case object([JSONMember])
         case text(String)
     }
 
@@ -75,16 +103,16 @@ package struct RequestFields {
             if request.body.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
                 return .none
             }
-            let value: JSONValue
+            let document: JSONDocument
             do {
-                value = try JSONParser.parse(request.body)
+                document = try JSONParser.parseDocument(request.body)
             } catch {
                 throw .invalidJSON(error)
             }
-            guard case .object(let members) = value else {
-                throw .badRequest("the body must be a JSON object, not \(value.typeName)")
+            switch document {
+            case .object(let members): return .object(members)
+            case .other(let value): throw .badRequest("the body must be a JSON object, not \(value.typeName)")
             }
-            return .object(members)
         }
         if request.body.isEmpty { return .none }
         guard let text = String(validating: request.body, as: UTF8.self) else {
@@ -95,24 +123,38 @@ package struct RequestFields {
 
     /// `type/subtype` in lower case, without parameters such as `charset`.
     static func mediaType(_ header: String) -> String {
-        let type = header.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        return type.trimmingSpaces().lowercased()
+        var header = header
+        return header.withUTF8 { utf8 in
+            let isBlank = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+            var end = utf8.firstIndex(of: UInt8(ascii: ";")) ?? utf8.endIndex
+            var start = utf8.startIndex
+            while start < end, isBlank(utf8[start]) { start += 1 }
+            while end > start, isBlank(utf8[end - 1]) { end -= 1 }
+            let type = String(decoding: UnsafeBufferPointer(rebasing: utf8[start..<end]), as: UTF8.self)
+            // Only a type with capitals (or non-ASCII letters) needs the Unicode lower-casing.
+            let isLower = utf8[start..<end].allSatisfy {
+                $0 < UInt8(ascii: "A") || ($0 > UInt8(ascii: "Z") && $0 < 0x80)
+            }
+            return isLower ? type : type.lowercased()
+        }
     }
 
-    /// Fails on any name outside `allowed`: a typo (`progess`) must not be silently ignored.
+    /// Fails on any name outside `allowed`: a typo (`progess`) must not be silently ignored. Of
+    /// several, the first in alphabetical order is named.
     package func rejectUnknown(allowing allowed: Set<String>) throws(APIError) {
-        if let unknown = values.keys.sorted().first(where: { !allowed.contains($0) }) {
+        guard !fields.allSatisfy({ allowed.contains($0.name) }) else { return }
+        if let unknown = fields.lazy.map(\.name).filter({ !allowed.contains($0) }).min() {
             throw .badRequest(
                 "unknown field \(unknown); expected one of \(allowed.sorted().joined(separator: ", "))", field: unknown)
         }
     }
 
-    var isEmpty: Bool { values.isEmpty }
+    var isEmpty: Bool { fields.isEmpty }
 
-    package func contains(_ name: String) -> Bool { values[name] != nil }
+    package func contains(_ name: String) -> Bool { position(of: name) != nil }
 
     package func string(_ name: String) throws(APIError) -> String? {
-        switch values[name] {
+        switch value(name) {
         case nil: return nil
         case .json(.string(let text)), .text(let text), .query(let text?): return text
         case .query(nil): return ""
@@ -130,7 +172,7 @@ package struct RequestFields {
     }
 
     package func nullableNumber(_ name: String, nullable: Bool = true) throws(APIError) -> Double?? {
-        switch values[name] {
+        switch value(name) {
         case nil:
             return nil
         case .json(.number(let number)):
@@ -153,7 +195,7 @@ package struct RequestFields {
 
     /// `true`/`false` in JSON; in a query also `1`/`0`/`yes`/`no`, and a bare `?immediate` is true.
     package func bool(_ name: String) throws(APIError) -> Bool? {
-        switch values[name] {
+        switch value(name) {
         case nil: return nil
         case .json(.bool(let flag)): return flag
         case .query(nil): return true

@@ -159,6 +159,22 @@ struct ErrorTests {
         BadRequest("POST", "/messages?duration=1e999", "text/plain", body: "a", 400, "bad_request", field: "duration"),
         BadRequest(
             "POST", "/messages?immediate=maybe", "text/plain", body: "a", 400, "bad_request", field: "immediate"),
+        // Many names (looked up in a table rather than a line): the first unknown one in alphabetical
+        // order is named; a name given twice is found among them.
+        BadRequest(
+            "POST", "/messages",
+            body: "{" + (0..<20).reversed().map { #""z\#($0)": 1, "# }.joined() + #""text": "a"}"#, 400, "bad_request",
+            field: "z0"),
+        BadRequest(
+            "POST", "/messages?" + (0..<20).map { "q\($0)=1" }.joined(separator: "&") + "&q7=2", "text/plain",
+            body: "a",
+            400, "bad_request", field: "q7"),
+        BadRequest(
+            "POST", "/messages?" + (0..<20).map { "q\($0)=1" }.joined(separator: "&"),
+            body: #"{"text": "a", "q19": 1}"#, 400, "bad_request", field: "q19"),
+        BadRequest(
+            "POST", "/messages?" + (0..<20).map { "q\($0)=1" }.joined(separator: "&") + "&text=b", "text/plain",
+            body: "a", 400, "bad_request", field: "text"),
         BadRequest("PATCH", "/messages/2", body: #"{"immediate": true}"#, 400, "bad_request", field: "immediate"),
         BadRequest("PATCH", "/messages/2", body: #"{"key": "k"}"#, 400, "bad_request", field: "key"),
         BadRequest("PATCH", "/messages/2?immediate", nil, body: nil, 400, "bad_request", field: "immediate"),

@@ -1,3 +1,4 @@
+import OverlayEngine
 import Testing
 
 @testable import OverlayService
@@ -54,6 +55,75 @@ struct JSONTests {
         #expect(Self.number(-9_007_199_254_740_992) == "-9007199254740992")
         #expect(Self.number(1e16) == "1e+16")
         #expect(try JSONParser.parse(Array(Self.number(1e300).utf8)) == .number(1e300))
+    }
+
+    /// Instants and intervals are written from their nanoseconds, with the text `number` writes for
+    /// their seconds as a Double, across the range where the integer path is taken and beyond it.
+    @Test func secondsMatchNumbers() {
+        var samples: [Int64] = [0, 1, 99_999, 100_000, 100_001, 1_000_000_000, 1_250_000_000, 123_456_789]
+        samples += [3_999_999_999_999_999, 4_000_000_000_000_000, 9_200_000_000_000_000_000, -1, -250_000_000]
+        var generator = SystemRandomNumberGenerator()
+        for digits in 5...18 {
+            let top = Int64(pow10(digits))
+            for _ in 0..<200 { samples.append(Int64.random(in: 0..<top, using: &generator)) }
+        }
+        for nanoseconds in samples {
+            let instant = Instant(nanoseconds: nanoseconds)
+            let expected = Self.number(instant.seconds)
+            #expect(Self.written { $0.seconds(instant) } == expected, "\(nanoseconds) ns")
+            #expect(Self.written { $0.seconds(Interval(nanoseconds: nanoseconds)) } == expected, "\(nanoseconds) ns")
+        }
+        #expect(
+            Self.written {
+                $0.beginArray(); $0.seconds(Instant(nanoseconds: 1_500_000_000)); $0.seconds(Interval.zero);
+                $0.endArray()
+            } == "[1.5,0]")
+    }
+
+    private func pow10(_ exponent: Int) -> Double { (0..<exponent).reduce(1) { value, _ in value * 10 } }
+
+    /// Integers of every width are written whole, to the limits of the widest.
+    @Test func integers() {
+        #expect(Self.written { $0.integer(Int64.min) } == "-9223372036854775808")
+        #expect(Self.written { $0.integer(Int64.max) } == "9223372036854775807")
+        #expect(Self.written { $0.integer(UInt64.max) } == "18446744073709551615")
+        #expect(Self.written { $0.integer(0) } == "0")
+        #expect(Self.written { $0.integer(-7) } == "-7")
+        #expect(
+            Self.written {
+                $0.beginArray(); $0.integer(UInt8(255)); $0.integer(10); $0.endArray()
+            } == "[255,10]")
+    }
+
+    /// A key given twice is refused wherever it comes, in a small object (searched in a line) and in
+    /// a large one (searched in a set), at the top level and nested.
+    @Test(arguments: [1, 15, 16, 17, 40])
+    func duplicateKeys(count: Int) throws {
+        let keys = (0..<count).map { "k\($0)" }
+        let unique = "{" + keys.map { "\"\($0)\":1" }.joined(separator: ",") + "}"
+        guard case .object(let members) = try JSONParser.parseDocument(Array(unique.utf8)) else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(members.map(\.key) == keys)
+        #expect(
+            try JSONParser.parse(Array(#"{"n":\#(unique)}"#.utf8))
+                == .object(["n": .object(Dictionary(uniqueKeysWithValues: keys.map { ($0, JSONValue.number(1)) }))]))
+        for repeated in [keys[0], keys[count / 2], keys[count - 1]] {
+            let text = String(unique.dropLast()) + #","\#(repeated)":2}"#
+            let error = #expect(throws: JSONSyntaxError.self) { try JSONParser.parseDocument(Array(text.utf8)) }
+            #expect(error?.reason == "duplicate key \"\(repeated)\"")
+            #expect(error?.offset == unique.utf8.count)
+            #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(Array(#"[\#(text)]"#.utf8)) }
+        }
+    }
+
+    /// A top-level value other than an object comes back whole.
+    @Test func documents() throws {
+        #expect(try JSONParser.parseDocument(Array("[1]".utf8)) == .other(.array([.number(1)])))
+        #expect(try JSONParser.parseDocument(Array(" \"a\" ".utf8)) == .other(.string("a")))
+        #expect(try JSONParser.parseDocument(Array(" {} ".utf8)) == .object([]))
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parseDocument(Array("{} x".utf8)) }
     }
 
     /// Quotes, backslashes and control characters are escaped; other Unicode passes through as UTF-8.

@@ -57,6 +57,20 @@ struct RouteTests {
                 ?? "")
     }
 
+    /// The media type read from the header is the text before any `;`, trimmed and lower-cased
+    /// (Unicode lower case too, for a type that is none of ours and is named in the 415).
+    @Test(arguments: [
+        "", " ", ";", "application/json", "APPLICATION/JSON;charset=utf-8", "\t text/plain \r\n", "a/ÉB; x", "a/éb",
+        "x/ÀÉ", "application/JSON\u{301}", ";application/json", "text/plain ;; q", "\r\n",
+    ])
+    func mediaTypes(header: String) {
+        #expect(
+            RequestFields.mediaType(header)
+                == (header.split(separator: ";", omittingEmptySubsequences: false).first.map {
+                    $0.trimmingSpaces().lowercased()
+                } ?? ""))
+    }
+
     /// The header name is matched without regard to case.
     @Test func headerNamesIgnoreCase() throws {
         let service = try Self.service()
