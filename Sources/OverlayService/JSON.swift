@@ -336,39 +336,91 @@ public struct JSONParser {
 
 /// Writes JSON straight into bytes: objects and arrays with their commas, strings escaped, and
 /// numbers as the shortest text that reads back as the same Double (integers without ".0").
-public struct JSONWriter {
-    public private(set) var bytes: [UInt8] = []
+///
+/// The bytes go into a buffer the writer owns and grows itself, so that appending a byte or a short
+/// run is a capacity check and a store (an Array checks uniqueness and takes a generic path on
+/// every append; a response is a few hundred of them). Not copyable: the buffer has one owner.
+public struct JSONWriter: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
     private var needsComma = false
     /// Where `slot(_:)` left gaps: byte offsets, with the caller's tag for each.
     public private(set) var slots: [(offset: Int, tag: Int)] = []
 
     public init(capacity: Int = 512) {
-        bytes.reserveCapacity(capacity)
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        base.deallocate()
+    }
+
+    /// What has been written.
+    public var bytes: [UInt8] {
+        Array(UnsafeBufferPointer(start: base, count: count))
+    }
+
+    private mutating func reserve(_ extra: Int) {
+        guard count + extra > capacity else { return }
+        let grown = max(count + extra, capacity * 2)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        moved.initialize(from: base, count: count)
+        base.deallocate()
+        base = moved
+        capacity = grown
+    }
+
+    private mutating func append(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
+    }
+
+    private mutating func append(_ piece: UnsafeBufferPointer<UInt8>) {
+        guard let start = piece.baseAddress, !piece.isEmpty else { return }
+        reserve(piece.count)
+        (base + count).initialize(from: start, count: piece.count)
+        count += piece.count
+    }
+
+    private mutating func append(_ piece: [UInt8]) {
+        piece.withUnsafeBufferPointer { append($0) }
+    }
+
+    private mutating func append(_ literal: StaticString) {
+        append(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    private mutating func append(utf8 text: String) {
+        var text = text
+        text.withUTF8 { append($0) }
     }
 
     private mutating func separate() {
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        if needsComma { append(UInt8(ascii: ",")) }
     }
 
     public mutating func beginObject() {
         separate()
-        bytes.append(UInt8(ascii: "{"))
+        append(UInt8(ascii: "{"))
         needsComma = false
     }
 
     public mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
+        append(UInt8(ascii: "}"))
         needsComma = true
     }
 
     public mutating func beginArray() {
         separate()
-        bytes.append(UInt8(ascii: "["))
+        append(UInt8(ascii: "["))
         needsComma = false
     }
 
     public mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
+        append(UInt8(ascii: "]"))
         needsComma = true
     }
 
@@ -377,12 +429,12 @@ public struct JSONWriter {
     /// need no escaping (a debug build checks).
     public mutating func key(_ name: StaticString) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
         let utf8 = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
         assert(!utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
-        bytes.append(contentsOf: utf8)
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        append(utf8)
+        append(UInt8(ascii: "\""))
+        append(UInt8(ascii: ":"))
         needsComma = false
     }
 
@@ -390,7 +442,7 @@ public struct JSONWriter {
     public mutating func key(text name: String) {
         separate()
         appendQuoted(name)
-        bytes.append(UInt8(ascii: ":"))
+        append(UInt8(ascii: ":"))
         needsComma = false
     }
 
@@ -409,13 +461,13 @@ public struct JSONWriter {
     /// A gap where a value will go, to be filled per use (see `OverlayTemplate`).
     public mutating func slot(_ tag: Int) {
         separate()
-        slots.append((bytes.count, tag))
+        slots.append((count, tag))
         needsComma = true
     }
 
     /// Bytes appended as they are, with no separator: for filling a template.
     public mutating func raw(_ piece: [UInt8]) {
-        bytes.append(contentsOf: piece)
+        append(piece)
     }
 
     /// A number appended with no separator: for filling a template.
@@ -443,7 +495,7 @@ public struct JSONWriter {
             fraction /= 10
             digits -= 1
         }
-        bytes.append(UInt8(ascii: "."))
+        append(UInt8(ascii: "."))
         appendDigits(UInt64(fraction), minimumDigits: digits)
     }
 
@@ -452,7 +504,7 @@ public struct JSONWriter {
         if let small = Int64(exactly: value) {
             appendInteger(small)
         } else {
-            bytes.append(contentsOf: String(value).utf8)
+            append(utf8: String(value))
         }
         needsComma = true
     }
@@ -473,13 +525,13 @@ public struct JSONWriter {
 
     public mutating func bool(_ value: Bool) {
         separate()
-        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        append(value ? "true" : "false")
         needsComma = true
     }
 
     public mutating func null() {
         separate()
-        bytes.append(contentsOf: "null".utf8)
+        append("null")
         needsComma = true
     }
 
@@ -505,7 +557,7 @@ public struct JSONWriter {
 
     private mutating func appendNumber(_ value: Double) {
         guard value.isFinite else {
-            bytes.append(contentsOf: "null".utf8)
+            append("null")
             return
         }
         // Integral: no ".0", and never "-0". Up to 2^53 inclusive, Double.description writes an
@@ -513,13 +565,13 @@ public struct JSONWriter {
         if value == value.rounded(.towardZero) && abs(value) <= 9_007_199_254_740_992 {
             appendInteger(Int64(value))
         } else {
-            bytes.append(contentsOf: value.description.utf8)
+            append(utf8: value.description)
         }
     }
 
     /// Decimal digits straight into the bytes, without making a String.
     private mutating func appendInteger(_ value: Int64) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        if value < 0 { append(UInt8(ascii: "-")) }
         appendDigits(value.magnitude)
     }
 
@@ -535,40 +587,40 @@ public struct JSONWriter {
                 buffer[start] = UInt8(ascii: "0") + UInt8(rest % 10)
                 rest /= 10
             } while rest > 0 || capacity - start < minimumDigits
-            bytes.append(contentsOf: UnsafeMutableBufferPointer(rebasing: buffer[start..<capacity]))
+            append(UnsafeBufferPointer(rebasing: buffer[start..<capacity]))
         }
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     private mutating func appendQuoted(_ text: String) {
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
         // Most texts need no escape at all: copy them whole, from their contiguous UTF-8.
         var text = text
         let copied = text.withUTF8 { utf8 -> Bool in
             guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
             else { return false }
-            bytes.append(contentsOf: utf8)
+            append(utf8)
             return true
         }
         if copied {
-            bytes.append(UInt8(ascii: "\""))
+            append(UInt8(ascii: "\""))
             return
         }
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case UInt8(ascii: "\""): append(#"\""#)
+            case UInt8(ascii: "\\"): append(#"\\"#)
+            case 0x0A: append("\\n")
+            case 0x0D: append("\\r")
+            case 0x09: append("\\t")
             case 0x00..<0x20:
-                bytes.append(contentsOf: Array("\\u00".utf8))
-                bytes.append(JSONWriter.hexDigits[Int(byte >> 4)])
-                bytes.append(JSONWriter.hexDigits[Int(byte & 0xF)])
-            default: bytes.append(byte)
+                append("\\u00")
+                append(JSONWriter.hexDigits[Int(byte >> 4)])
+                append(JSONWriter.hexDigits[Int(byte & 0xF)])
+            default: append(byte)
             }
         }
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
     }
 }

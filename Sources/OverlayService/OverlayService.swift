@@ -169,9 +169,9 @@ public final class OverlayService: Sendable {
         let method = request.method == "HEAD" ? "GET" : request.method
         switch (path.count, path.first ?? "") {
         case (1, ""):
-            return try on(request, method, OverlayService.get) { () throws(APIError) in .response(index()) }
+            return try on(request, method, OverlayService.get) { request throws(APIError) in .response(index()) }
         case (1, "healthz"):
-            return try on(request, method, OverlayService.get) { () throws(APIError) in
+            return try on(request, method, OverlayService.get) { request throws(APIError) in
                 .response(
                     json(200) {
                         $0.beginObject()
@@ -181,15 +181,15 @@ public final class OverlayService: Sendable {
                     })
             }
         case (1, "metrics"):
-            return try on(request, method, OverlayService.get) { () throws(APIError) in .response(getMetrics()) }
+            return try on(request, method, OverlayService.get) { request throws(APIError) in .response(getMetrics()) }
         case (1, "clock"):
-            return try on(request, method, OverlayService.getPost) { () throws(APIError) in
+            return try on(request, method, OverlayService.getPost) { request throws(APIError) in
                 .response(method == "GET" ? clockResponse(clock.now()) : try postClock(request))
             }
         case (1, "channels"):
-            return try on(request, method, OverlayService.get) { () throws(APIError) in .response(listChannels()) }
+            return try on(request, method, OverlayService.get) { request throws(APIError) in .response(listChannels()) }
         case (1, "openapi.yaml"):
-            return try on(request, method, OverlayService.get) { () throws(APIError) in
+            return try on(request, method, OverlayService.get) { request throws(APIError) in
                 .response(
                     HTTPResponse(
                         status: 200, headers: [Header(name: "Content-Type", value: "application/yaml; charset=utf-8")],
@@ -202,7 +202,7 @@ public final class OverlayService: Sendable {
         case (2..., "channels"):
             let name = try channelName(String(path[1]))
             if path.count == 2 {
-                return try on(request, method, OverlayService.get) { () throws(APIError) in
+                return try on(request, method, OverlayService.get) { request throws(APIError) in
                     .response(try channelSummary(name))
                 }
             }
@@ -228,11 +228,11 @@ public final class OverlayService: Sendable {
     ) throws(APIError) -> Routed {
         switch (path.count, path.first ?? "") {
         case (1, "messages"):
-            return try on(request, method, OverlayService.getPost) { () throws(APIError) in
+            return try on(request, method, OverlayService.getPost) { request throws(APIError) in
                 method == "GET" ? .response(listMessages(name)) : try postMessage(name, request, prefix: prefix)
             }
         case (2, "messages"):
-            return try on(request, method, OverlayService.getPatchDelete) { () throws(APIError) in
+            return try on(request, method, OverlayService.getPatchDelete) { request throws(APIError) in
                 let id = try messageID(path[1])
                 switch method {
                 case "GET": return .response(try getMessage(name, id))
@@ -241,15 +241,19 @@ public final class OverlayService: Sendable {
                 }
             }
         case (1, "overlay"):
-            return try on(request, method, OverlayService.get) { () throws(APIError) in try getOverlay(name, request) }
+            return try on(request, method, OverlayService.get) { request throws(APIError) in
+                try getOverlay(name, request)
+            }
         case (1, "orientation"):
-            return try on(request, method, OverlayService.put) { () throws(APIError) in
+            return try on(request, method, OverlayService.put) { request throws(APIError) in
                 try putOrientation(name, request)
             }
         case (1, "device"):
-            return try on(request, method, OverlayService.put) { () throws(APIError) in try putDevice(name, request) }
+            return try on(request, method, OverlayService.put) { request throws(APIError) in
+                try putDevice(name, request)
+            }
         case (1, "events"):
-            return try on(request, method, OverlayService.get) { () throws(APIError) in
+            return try on(request, method, OverlayService.get) { request throws(APIError) in
                 .events(try channels.obtain(name), lastEventID: try lastEventID(request))
             }
         default:
@@ -283,7 +287,8 @@ public final class OverlayService: Sendable {
     /// Runs `handler` if the method is allowed here; answers OPTIONS with the allowed methods and
     /// anything else with 405 and `Allow`.
     private func on(
-        _ request: HTTPRequest, _ method: String, _ allowed: [String], _ handler: () throws(APIError) -> Routed
+        _ request: HTTPRequest, _ method: String, _ allowed: [String],
+        _ handler: (HTTPRequest) throws(APIError) -> Routed
     ) throws(APIError) -> Routed {
         let methods = allowed.contains("GET") ? allowed + ["HEAD"] : allowed
         if method == "OPTIONS" {
@@ -295,7 +300,9 @@ public final class OverlayService: Sendable {
         guard allowed.contains(method) else {
             throw .methodNotAllowed(request.method, allowed: methods + ["OPTIONS"])
         }
-        return try handler()
+        // The handler gets the request as an argument rather than capturing it: a capture copies
+        // the request (a retain of each of its references).
+        return try handler(request)
     }
 
     private func messageID(_ segment: Substring) throws(APIError) -> Int64 {

@@ -28,7 +28,7 @@ package struct RequestFields {
 
     /// Reads `request`. A plain-text body becomes the value of `textField`; an endpoint without one
     /// accepts only JSON or an empty body.
-    package init(_ request: HTTPRequest, textField: String?) throws(APIError) {
+    package init(_ request: borrowing HTTPRequest, textField: String?) throws(APIError) {
         for item in request.query {
             guard add(item.name, .query(item.value)) else {
                 throw .badRequest("query parameter \(item.name) is given twice", field: item.name)
