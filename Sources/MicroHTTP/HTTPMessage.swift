@@ -33,6 +33,18 @@ public struct HTTPRequest: Sendable {
         self.givenAddress = remoteAddress
     }
 
+    /// A request from the server: headers and the address are looked up through `lookup`.
+    init(method: String, path: String, query: [QueryItem], body: [UInt8], bodyTooLarge: Bool, lookup: HTTPResponder) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = []
+        self.body = body
+        self.bodyTooLarge = bodyTooLarge
+        self.givenAddress = ""
+        self.lookup = lookup
+    }
+
     /// The first header with this name, compared without regard to case. For a request from the
     /// server, only while its handler runs.
     public func header(_ name: String) -> String? {

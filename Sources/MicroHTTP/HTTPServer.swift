@@ -294,11 +294,9 @@ public final class HTTPServer: Sendable {
         let query =
             MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, nil, nil) == 0
             ? [] : values(connection, .GET_ARGUMENT_KIND).map { QueryItem(name: $0.0, value: $0.1) }
-        var request = HTTPRequest(
+        return HTTPRequest(
             method: exchange.method, path: exchange.path, query: query, body: exchange.body,
-            bodyTooLarge: exchange.bodyTooLarge)
-        request.lookup = exchange
-        return request
+            bodyTooLarge: exchange.bodyTooLarge, lookup: exchange)
     }
 
     private func header(_ connection: OpaquePointer, _ name: String) -> String? {
@@ -447,7 +445,11 @@ public final class HTTPResponder: @unchecked Sendable {
         // sees `.ready` queued here or finds the connection already suspended and resumes it.
         let ready: Reply? = state.withLock { state in
             switch state {
-            case .ready(let reply):
+            case .ready:
+                // The reply is moved out of the state, not copied (a copy retains what it holds).
+                var taken = State.handling
+                swap(&taken, &state)
+                guard case .ready(let reply) = consume taken else { return nil }
                 switch reply {
                 case .full(let response): state = .sent(status: response.status, bytes: response.body.count)
                 case .stream(let status, _, _): state = .sent(status: status, bytes: 0)

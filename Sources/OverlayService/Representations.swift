@@ -209,7 +209,10 @@ struct OverlayEncoder: Sendable {
 /// Within a version only time moves: `now`, and during an animation contentOffset or alpha (and
 /// with them the label's and the progress bar's y). Everything else (texts, styles, frames,
 /// the animation descriptor) is encoded once per version; a read fills in five numbers.
-struct OverlayTemplate: Sendable {
+///
+/// A class: a read takes the channel's template out from under the lock, and a reference is one
+/// retain where a copy of the struct would be one per array it holds.
+final class OverlayTemplate: Sendable {
     enum Slot: Int, Sendable {
         case now, contentOffset, alpha, labelY, progressBarY
     }
