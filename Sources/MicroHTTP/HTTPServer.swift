@@ -276,14 +276,14 @@ public final class HTTPServer: Sendable {
         guard let slot, let existing = slot.pointee else { return }
         slot.pointee = nil
         let exchange = Unmanaged<HTTPResponder>.fromOpaque(existing).takeRetainedValue()
-        exchange.finish()
+        let (status, bytes) = exchange.finish()
         inFlight.subtract(1, ordering: .relaxed)
         if exchange.wasSuspended {
             suspended.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(exchange)) }
         }
         if let observer {
             if recordsAddresses { exchange.recordAddress(connection) }
-            observer(exchange.record())
+            observer(exchange.record(status: status, bytes: bytes))
         }
     }
 
@@ -586,26 +586,28 @@ public final class HTTPResponder: @unchecked Sendable {
         if let connection { _ = address(connection) }
     }
 
-    fileprivate func finish() {
-        let streamedBytes = streamed.withLock { $0?.bytesSent }
-        if let stream = streamed.withLock({ $0 }) {
+    /// libmicrohttpd is done with the request: returns the status and body bytes that were sent
+    /// (0 and 0 when nothing was).
+    fileprivate func finish() -> (status: Int, bytes: Int) {
+        let stream = streamed.withLock { $0 }
+        var streamedBytes: Int? = nil
+        if let stream {
+            streamedBytes = stream.bytesSent
             server.streams.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(stream)) }
         }
-        state.withLock { state in
+        return state.withLock { state in
             switch state {
             case .sent(let status, let bytes): state = .finished(status: status, bytes: streamedBytes ?? bytes)
             case .handling, .suspended, .ready: state = .finished(status: 0, bytes: 0)
             case .finished: break
             }
-        }
-    }
-
-    fileprivate func record() -> HTTPExchange {
-        let (status, bytes) = state.withLock { state -> (Int, Int) in
             if case .finished(let status, let bytes) = state { return (status, bytes) }
             return (0, 0)
         }
-        return HTTPExchange(
+    }
+
+    fileprivate func record(status: Int, bytes: Int) -> HTTPExchange {
+        HTTPExchange(
             method: method, path: path, status: status, bytes: bytes,
             microseconds: (MonotonicClock.nanoseconds() - started) / 1000, remoteAddress: remoteAddress)
     }
