@@ -481,6 +481,35 @@ static void print_stalls(void) {
     if (stall_note[0]) printf("stall_note %s\n", stall_note);
 }
 
+/* Polls for settle_ms: the connections park (or their streams open) and the last round's tail
+ * drains before the POST. */
+static void settle(int epoll, int settle_ms, void (*ready)(int, void *), struct round_state *s) {
+    int64_t settle_end = now_ns() + (int64_t) settle_ms * 1000000;
+    while (now_ns() < settle_end) {
+        int left = (int) ((settle_end - now_ns()) / 1000000);
+        poll_for(epoll, left > 0 ? left : 0, ready, s);
+    }
+}
+
+/* Sends the round's POST and waits for every connection to see it; the round's figure goes into
+ * samples[round]. Returns 0 on a stall (noted), after which the caller replaces the connections. */
+static int measure_round(struct conn *control, int epoll, void (*ready)(int, void *), struct round_state *s,
+                         int round, double *samples) {
+    s->measuring = 1;
+    int64_t t0 = now_ns();
+    send_post(control);
+    int64_t deadline = t0 + (int64_t) round_timeout_ms * 1000000;
+    while (s->finished + s->failed < s->k && now_ns() < deadline) poll_for(epoll, 100, ready, s);
+    int posted = post_answered(control, s->finished == s->k ? now_ns() + 5000000000LL : deadline);
+    if (s->finished < s->k || !posted) {
+        samples[round] = (double) (now_ns() - t0) / 1e6;
+        note_stall(round, s->finished, s->k, s->failed, posted, samples[round]);
+        return 0;
+    }
+    samples[round] = (double) (s->last_ns - t0) / 1e6;
+    return 1;
+}
+
 static int run_longpoll(int k, int rounds, int settle_ms, int wait_s) {
     raise_fd_limit(k + 64);
     struct conn *control = calloc(1, sizeof *control);
@@ -501,11 +530,7 @@ static int run_longpoll(int k, int rounds, int settle_ms, int wait_s) {
             write_all(conns[i].fd, request, strlen(request));
         }
         struct round_state s = {.conns = conns, .k = k, .epoll = epoll};
-        int64_t settle_end = now_ns() + (int64_t) settle_ms * 1000000;
-        while (now_ns() < settle_end) {
-            int left = (int) ((settle_end - now_ns()) / 1000000);
-            poll_for(epoll, left > 0 ? left : 0, longpoll_ready, &s);
-        }
+        settle(epoll, settle_ms, longpoll_ready, &s);
         if (s.premature) {
             char reason[160];
             snprintf(reason, sizeof reason,
@@ -515,21 +540,12 @@ static int run_longpoll(int k, int rounds, int settle_ms, int wait_s) {
             fail(reason);
         }
         if (s.failed) fail("a waiting connection closed before the POST");
-        s.measuring = 1;
-        int64_t t0 = now_ns();
-        send_post(control);
-        int64_t deadline = t0 + (int64_t) round_timeout_ms * 1000000;
-        while (s.finished + s.failed < k && now_ns() < deadline) poll_for(epoll, 100, longpoll_ready, &s);
-        int posted = post_answered(control, s.finished == k ? now_ns() + 5000000000LL : deadline);
-        if (s.finished < k || !posted) {
-            samples[round] = (double) (now_ns() - t0) / 1e6;
-            note_stall(round, s.finished, k, s.failed, posted, samples[round]);
+        if (!measure_round(control, epoll, longpoll_ready, &s, round, samples)) {
             reopen_all(conns, k, epoll);
             continue;
         }
         for (int i = 0; i < k; i++)
             if (conns[i].status != 200) non_200++;
-        samples[round] = (double) (s.last_ns - t0) / 1e6;
     }
     report(samples, rounds);
     printf("conns %d\nrounds %d\nnon_200_answers %d\n", k, rounds, non_200);
@@ -598,11 +614,7 @@ static int run_sse(int k, int rounds, int settle_ms) {
         struct round_state s = {.conns = conns, .k = k, .events_before = before, .counted = counted, .epoll = epoll};
         memset(counted, 0, (size_t) k);
         /* settle: streams open, the initial event (if any) read, the previous round's tail drained */
-        int64_t settle_end = now_ns() + (int64_t) settle_ms * 1000000;
-        while (now_ns() < settle_end) {
-            int left = (int) ((settle_end - now_ns()) / 1000000);
-            poll_for(epoll, left > 0 ? left : 0, sse_ready, &s);
-        }
+        settle(epoll, settle_ms, sse_ready, &s);
         if (s.failed) fail("an event stream closed before the POST");
         for (int i = 0; i < k; i++) {
             if (conns[i].phase != HEAD && (conns[i].status != 200 || !conns[i].event_stream)) {
@@ -613,20 +625,10 @@ static int run_sse(int k, int rounds, int settle_ms) {
             }
             before[i] = conns[i].events;
         }
-        s.measuring = 1;
-        int64_t t0 = now_ns();
-        send_post(control);
-        int64_t deadline = t0 + (int64_t) round_timeout_ms * 1000000;
-        while (s.finished + s.failed < k && now_ns() < deadline) poll_for(epoll, 100, sse_ready, &s);
-        int posted = post_answered(control, s.finished == k ? now_ns() + 5000000000LL : deadline);
-        if (s.finished < k || !posted) {
-            samples[round] = (double) (now_ns() - t0) / 1e6;
-            note_stall(round, s.finished, k, s.failed, posted, samples[round]);
+        if (!measure_round(control, epoll, sse_ready, &s, round, samples)) {
             reopen_all(conns, k, epoll);
             open_streams(conns, k);
-            continue;
         }
-        samples[round] = (double) (s.last_ns - t0) / 1e6;
     }
     report(samples, rounds);
     printf("conns %d\nrounds %d\n", k, rounds);
