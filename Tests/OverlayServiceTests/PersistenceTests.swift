@@ -343,10 +343,7 @@ struct CrashTests {
         print("SIGTERM: \(accepted.count) messages answered 202, stopped in \(elapsed) s")
         #expect(accepted.count >= 100)
 
-        let (restarted, newPort) = try ProcessTests.Child.daemon(on: directory.path, configuration: configuration)
-        let lost = missing(accepted, port: newPort)
-        #expect(lost.isEmpty, "\(lost.count) of \(accepted.count) lost, first \(lost.prefix(3))")
-        kill(restarted.pid, SIGKILL)
+        try expectNoneLostAfterRestart(accepted, directory: directory.path, configuration: configuration)
     }
 }
 
@@ -398,10 +395,7 @@ struct StorageFailureTests {
         #expect(child.errorText.contains("storing failed"))
 
         // Every 202 is there after a restart without the limit.
-        let (restarted, newPort) = try ProcessTests.Child.daemon(on: directory.path, configuration: configuration)
-        let lost = missing(accepted, port: newPort)
-        #expect(lost.isEmpty, "\(lost.count) of \(accepted.count) lost, first \(lost.prefix(3))")
-        kill(restarted.pid, SIGKILL)
+        try expectNoneLostAfterRestart(accepted, directory: directory.path, configuration: configuration)
     }
 }
 

@@ -1,4 +1,5 @@
 import Synchronization
+import Testing
 
 #if canImport(Glibc)
     import Glibc
@@ -178,4 +179,18 @@ func missing(_ accepted: [Accepted], port: Int) -> [String] {
         }
     }
     return problems.withLock { $0 }
+}
+
+/// Starts overlayd again on `directory` and expects every message in `accepted` there, with the
+/// text it was answered with; then kills that process.
+func expectNoneLostAfterRestart(
+    _ accepted: [Accepted], directory: String, configuration: ConfigurationFile,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws {
+    let (restarted, port) = try ProcessTests.Child.daemon(on: directory, configuration: configuration)
+    let lost = missing(accepted, port: port)
+    #expect(
+        lost.isEmpty, "\(lost.count) of \(accepted.count) lost, first \(lost.prefix(3))", sourceLocation: sourceLocation
+    )
+    kill(restarted.pid, SIGKILL)
 }
