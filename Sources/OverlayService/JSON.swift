@@ -44,6 +44,32 @@ public enum JSONDocument: Hashable, Sendable {
     case other(JSONValue)
 }
 
+/// Finds a name among the names of a list that grows at its end (an object's keys, a request's
+/// fields), without storing them again. A handful are searched in a line, which hashes nothing;
+/// past `linearSearchLimit` a dictionary of positions takes over, so that thousands of names cost
+/// no quadratic time.
+struct NameIndex {
+    static let linearSearchLimit = 16
+
+    private var positions: [String: Int]? = nil
+
+    /// Where `name` is in `names`, the list's names so far.
+    func position<Names: RandomAccessCollection<String>>(of name: String, in names: Names) -> Int?
+    where Names.Index == Int {
+        if let positions { return positions[name] }
+        return names.firstIndex(of: name)
+    }
+
+    /// To be called after each append to the list, with all its names (the new one last).
+    mutating func appended<Names: RandomAccessCollection<String>>(_ names: Names) where Names.Index == Int {
+        if positions != nil {
+            positions![names[names.count - 1]] = names.count - 1
+        } else if names.count > NameIndex.linearSearchLimit {
+            positions = Dictionary(uniqueKeysWithValues: zip(names, names.indices))
+        }
+    }
+}
+
 /// Why a text is not JSON, with the byte offset where reading stopped.
 public struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertible {
     public var reason: String
@@ -139,9 +165,7 @@ public struct JSONParser {
         try nest()
         index += 1
         var members: [JSONMember] = []
-        // Small objects are checked for duplicates by a linear search, which needs no hashing;
-        // a set takes over once a body has many keys, so that no body costs quadratic time.
-        var keys: Set<String>? = nil
+        var keys = NameIndex()
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
@@ -158,17 +182,11 @@ public struct JSONParser {
             index += 1
             skipWhitespace()
             let member = try value()
-            let isDuplicate: Bool
-            if keys != nil {
-                isDuplicate = !keys!.insert(key).inserted
-            } else {
-                isDuplicate = members.contains { $0.key == key }
-                if members.count == JSONParser.linearSearchLimit { keys = Set(members.map(\.key) + [key]) }
-            }
-            if isDuplicate {
+            guard keys.position(of: key, in: members.lazy.map { $0.key }) == nil else {
                 throw JSONSyntaxError(reason: "duplicate key \"\(key)\"", offset: keyOffset)
             }
             members.append(JSONMember(key: key, value: member))
+            keys.appended(members.lazy.map { $0.key })
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): index += 1
@@ -180,9 +198,6 @@ public struct JSONParser {
             }
         }
     }
-
-    /// How many keys an object may have before duplicates are looked up in a set.
-    static let linearSearchLimit = 16
 
     private mutating func array() throws(JSONSyntaxError) -> JSONValue {
         try nest()

@@ -20,11 +20,9 @@ package struct RequestFields {
         var source: Source
     }
 
-    // The fields in the order read. A request has a handful, found by a linear search that hashes
-    // nothing; past `JSONParser.linearSearchLimit` names, a dictionary of positions takes over so
-    // that a body of thousands of names costs no quadratic time.
+    /// The fields in the order read, each name once.
     private var fields: [Field] = []
-    private var positions: [String: Int]? = nil
+    private var index = NameIndex()
 
     /// Reads `request`. A plain-text body becomes the value of `textField`; an endpoint without one
     /// accepts only JSON or an empty body.
@@ -55,8 +53,7 @@ package struct RequestFields {
     }
 
     private func position(of name: String) -> Int? {
-        if let positions { return positions[name] }
-        return fields.firstIndex { $0.name == name }
+        index.position(of: name, in: fields.lazy.map { $0.name })
     }
 
     private func value(_ name: String) -> Source? {
@@ -67,11 +64,7 @@ package struct RequestFields {
     private mutating func add(_ name: String, _ source: Source) -> Bool {
         guard position(of: name) == nil else { return false }
         fields.append(Field(name: name, source: source))
-        if positions != nil {
-            positions![name] = fields.count - 1
-        } else if fields.count > JSONParser.linearSearchLimit {
-            positions = Dictionary(uniqueKeysWithValues: zip(fields.map(\.name), fields.indices))
-        }
+        index.appended(fields.lazy.map { $0.name })
         return true
     }
 
@@ -142,8 +135,7 @@ package struct RequestFields {
     /// Fails on any name outside `allowed`: a typo (`progess`) must not be silently ignored. Of
     /// several, the first in alphabetical order is named.
     package func rejectUnknown(allowing allowed: Set<String>) throws(APIError) {
-        guard !fields.allSatisfy({ allowed.contains($0.name) }) else { return }
-        if let unknown = fields.lazy.map(\.name).filter({ !allowed.contains($0) }).min() {
+        if let unknown = fields.lazy.map({ $0.name }).filter({ !allowed.contains($0) }).min() {
             throw .badRequest(
                 "unknown field \(unknown); expected one of \(allowed.sorted().joined(separator: ", "))", field: unknown)
         }
