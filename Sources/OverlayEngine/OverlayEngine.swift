@@ -500,10 +500,9 @@ public struct OverlayEngine: Sendable {
 
     /// An immediate message takes the shown one's place. A sticky one goes back to the head of the
     /// queue and starts its time again when shown again; any other ends as `preempted`.
-    // Messages are changed in place and moved rather than copied where the code allows: a copy of
-    // a message retains its strings, and the copy written back releases them again.
+    // Messages are moved out of `current` and back rather than copied where the code allows: a
+    // copy of a message retains its strings, and the copy written back releases them again.
     private mutating func preemptCurrent(with message: consuming Message) {
-        // The replaced message is moved out rather than copied (a copy retains its strings).
         if var replaced = current.take(), !replaced.state.hasEnded {
             // Sticky is what its timer says once displayed: a sending message whose progress reached
             // 1 is ending, and ends as preempted rather than coming back.
@@ -517,9 +516,7 @@ public struct OverlayEngine: Sendable {
                 replaced.expiresAtDeadline = false
                 enqueueAtHead(replaced)
             } else {
-                replaced.state = .preempted
-                replaced.endedAt = now
-                remember(replaced)
+                end(&replaced, as: .preempted, at: now)
             }
         }
         message.state = .showing
@@ -586,10 +583,14 @@ public struct OverlayEngine: Sendable {
 
     private mutating func endCurrent(as state: MessageState, at time: Instant) {
         guard var ended = current.take() else { return }
-        ended.state = state
-        ended.endedAt = time
-        remember(ended)
+        end(&ended, as: state, at: time)
         current = ended
+    }
+
+    private mutating func end(_ message: inout Message, as state: MessageState, at time: Instant) {
+        message.state = state
+        message.endedAt = time
+        remember(message)
     }
 
     private mutating func remember(_ ended: Message) {
