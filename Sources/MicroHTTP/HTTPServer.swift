@@ -169,8 +169,8 @@ public final class HTTPServer: Sendable {
         MHD_stop_daemon(running)
     }
 
-    /// Ends every parked request and stream whose client has closed its connection, and returns
-    /// how many. libmicrohttpd does not watch suspended connections, so without a sweep a reader
+    /// Ends every parked reader (see `HTTPResponder.endIfClientLeaves`) and stream whose client
+    /// has closed its connection, and returns how many. libmicrohttpd does not watch suspended connections, so without a sweep a reader
     /// that went away would hold its connection (against `connectionLimit` and the per-client
     /// limit) until its wait ended or its stream's next write failed. Cheap: one non-blocking peek
     /// per parked connection.
@@ -341,6 +341,9 @@ public final class HTTPResponder: @unchecked Sendable {
     fileprivate var remoteAddress = ""
     /// Whether the connection was ever suspended (and so listed in `HTTPServer.suspended`).
     fileprivate var wasSuspended = false
+    /// Set by `endIfClientLeaves()`, in the handler; read by the sweep under the state lock once
+    /// the connection is suspended (which happens under that lock after the handler returned).
+    private var endsIfClientLeaves = false
     /// Whether the handler is running: only then may its request look headers up in libmicrohttpd
     /// (the request may be kept longer; afterwards its lookups answer nil).
     private let lookupOpen = Atomic(false)
@@ -409,11 +412,22 @@ public final class HTTPResponder: @unchecked Sendable {
         return accepted
     }
 
-    /// For the server's sweep: a parked request whose client has gone is answered (499, as nginx
+    /// Lets the server's sweep (`HTTPServer.reapDisconnected`) end this request if its client
+    /// closes its side while the answer waits: for a reader waiting for a change, which would
+    /// otherwise hold its connection until its wait is over. Call it in the handler.
+    ///
+    /// Other requests are never given up that way. A write waiting for its commit is answered when
+    /// the commit is done, even to a client that has only half-closed (`shutdown(SHUT_WR)` looks
+    /// like a close to the sweep's peek) and still reads its answer.
+    public func endIfClientLeaves() {
+        endsIfClientLeaves = true
+    }
+
+    /// For the server's sweep: a parked reader whose client has gone is answered (499, as nginx
     /// logs it; nobody reads it) so that libmicrohttpd wakes it and closes the connection.
     fileprivate func reapIfClientGone() -> Bool {
         let resume = state.withLock { state -> Bool in
-            guard case .suspended = state, peerHasClosed(connection) else { return false }
+            guard case .suspended = state, endsIfClientLeaves, peerHasClosed(connection) else { return false }
             state = .ready(.full(HTTPResponse(status: 499)))
             return true
         }

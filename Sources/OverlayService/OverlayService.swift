@@ -98,6 +98,7 @@ public final class OverlayService: Sendable {
                 responder.respond(stored ? response : OverlayService.notStored.response)
             }
         case .wait(let channel, let since, let seconds):
+            responder.endIfClientLeaves()
             channel.wait(since: since, seconds: seconds, responder: responder)
         case .events(let channel, let lastEventID):
             guard let stream = responder.stream(status: 200, headers: OverlayService.eventHeaders) else { return }

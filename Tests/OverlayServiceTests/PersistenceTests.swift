@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 
+@testable import MicroHTTP
 @testable import OverlayService
 @testable import OverlayStore
 
@@ -254,6 +255,44 @@ struct PersistenceTests {
 
     /// While one server holds the data directory, another cannot open it: StoreError, not a second
     /// writer on the same file.
+    /// A write waiting for its commit is answered once the commit is done, although its client
+    /// half-closed the connection after sending (as `TestClient` does, and `nc -N`): the once-a-
+    /// second sweep that ends readers whose clients left must not take it for gone. It once did,
+    /// and the client of a stored message got a 499 instead of its 202.
+    @Test func writeWaitingForItsCommitOutlivesTheSweep() throws {
+        let directory = try TemporaryDirectory()
+        let live = try PersistenceTests.server(on: directory)
+        #expect(try live.post("/messages", json: #"{"text": "first"}"#).status == 202)
+        let locked = Atomic(false)
+        let posted = Mutex<TestResponse?>(nil)
+        let reaped = Mutex<Int?>(nil)
+        let path = directory.database
+        onThreads(2) { thread in
+            if thread == 0 {
+                while !locked.load(ordering: .acquiring) { usleep(1000) }
+                let response = try? TestClient.request("POST", "/messages", port: live.port, body: "held")
+                posted.withLock { $0 = response }
+                return
+            }
+            // Another connection holds SQLite's write lock, so the POST's commit waits for it.
+            guard let blocker = try? Database(path: path), (try? blocker.execute("BEGIN IMMEDIATE")) != nil else {
+                locked.store(true, ordering: .releasing)
+                return
+            }
+            locked.store(true, ordering: .releasing)
+            let start = ContinuousClock.now
+            while live.server.http.suspended.withLock({ $0.isEmpty }) && seconds(since: start) < 3 { usleep(1000) }
+            usleep(100_000)  // the client's half-close has arrived
+            reaped.withLock { $0 = live.server.http.reapDisconnected() }
+            try? blocker.execute("COMMIT")
+        }
+        #expect(reaped.withLock { $0 } == 0)
+        let response = try #require(posted.withLock { $0 })
+        #expect(response.status == 202)
+        #expect(response.json["text"]?.string == "held")
+        #expect(try live.get("/messages").json["messages"]?.array?.count == 2)
+    }
+
     @Test func oneServerPerDataDirectory() throws {
         let directory = try TemporaryDirectory()
         let first = try PersistenceTests.server(on: directory)
