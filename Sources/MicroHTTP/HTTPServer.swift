@@ -170,10 +170,10 @@ public final class HTTPServer: Sendable {
     }
 
     /// Ends every parked reader (see `HTTPResponder.endIfClientLeaves`) and stream whose client
-    /// has closed its connection, and returns how many. libmicrohttpd does not watch suspended connections, so without a sweep a reader
-    /// that went away would hold its connection (against `connectionLimit` and the per-client
-    /// limit) until its wait ended or its stream's next write failed. Cheap: one non-blocking peek
-    /// per parked connection.
+    /// has closed its connection, and returns how many. libmicrohttpd does not watch suspended
+    /// connections, so without a sweep a reader that went away would hold its connection (against
+    /// `connectionLimit` and the per-client limit) until its wait ended or its stream's next write
+    /// failed. Cheap: one non-blocking peek per parked connection.
     @discardableResult
     public func reapDisconnected() -> Int {
         var reaped = 0
