@@ -47,9 +47,10 @@ final class ServiceClock: Sendable {
 ///
 /// Every access goes through one path: under the lock the engine first reaches the current time
 /// (read under the lock, so time never runs backwards between callers), the caller's work runs,
-/// and a change of version takes the waiters and lists the streams. Only after the lock is
-/// released are deadlines handed to the scheduler and readers answered, with the overlay encoded
-/// once for all of them.
+/// a change of version takes the waiters and lists the streams, and a deadline that moved goes to
+/// the scheduler (there, so that the scheduler sees deadlines in the order they were worked out).
+/// Only after the lock is released are readers answered, with the overlay encoded once for all of
+/// them.
 final class Channel: Sendable {
     let name: String
     private let number: Int
@@ -82,8 +83,6 @@ final class Channel: Sendable {
 
     /// What to do once the lock is released.
     private struct Effects {
-        var reschedule: Instant?? = nil
-        var rescheduleWaiters: Int64?? = nil
         /// The overlay after a change, with the readers to tell.
         var changed: OverlaySnapshot? = nil
         var answered: [Waiter] = []
@@ -286,18 +285,22 @@ final class Channel: Sendable {
                 state.waiters.removeAll { $0.deadline <= monotonicNow }
                 waitersChanged = true
             }
+            // Deadlines go to the scheduler under the lock, in the order they are worked out. Handed
+            // over after it, two accesses on two threads could hand them over the other way round,
+            // and the scheduler would keep the older one: a 0.3 s wait parked beside a 30 s one
+            // went unanswered that way. The scheduler never calls back under its own lock.
             if waitersChanged {
                 let nextWaiter = state.waiters.map(\.deadline).min()
                 if nextWaiter != state.waitersScheduled {
                     state.waitersScheduled = nextWaiter
-                    effects.rescheduleWaiters = .some(nextWaiter)
+                    scheduleWaiters(at: nextWaiter)
                 }
             }
             if clock.mode == .real {
                 let next = state.engine.nextDeadline
                 if next != state.scheduled {
                     state.scheduled = next
-                    effects.reschedule = .some(next)
+                    scheduleDeadline(at: next)
                 }
             }
             return (outcome, effects)
@@ -336,19 +339,21 @@ final class Channel: Sendable {
             messages: messages, forgotten: forgotten)
     }
 
+    // Strong captures: a weak one would give every channel a side table and make each retain of
+    // it slower; the scheduler drops its entries when it stops.
+    private func scheduleDeadline(at deadline: Instant?) {
+        scheduler.schedule(key: number * 2, at: deadline.map(clock.monotonic(at:))) { [self] in
+            deadlineReached()
+        }
+    }
+
+    private func scheduleWaiters(at deadline: Int64?) {
+        scheduler.schedule(key: number * 2 + 1, at: deadline) { [self] in
+            waitersDue()
+        }
+    }
+
     private func perform(_ effects: Effects) {
-        if let reschedule = effects.reschedule {
-            // Strong captures: a weak one would give every channel a side table and make each
-            // retain of it slower; the scheduler drops its entries when it stops.
-            scheduler.schedule(key: number * 2, at: reschedule.map(clock.monotonic(at:))) { [self] in
-                deadlineReached()
-            }
-        }
-        if let reschedule = effects.rescheduleWaiters {
-            scheduler.schedule(key: number * 2 + 1, at: reschedule) { [self] in
-                waitersDue()
-            }
-        }
         if let overlay = effects.changed {
             if !effects.answered.isEmpty {
                 let response = encoder.response(overlay)

@@ -155,6 +155,44 @@ struct LongPollTests {
         #expect(seconds(since: start) < 10)
     }
 
+    /// Waiters parked at the same moment from many connections, half for 30 s and half for under
+    /// a second: each short one gets its 304 at its own time. The next waiter deadline is worked
+    /// out under the channel's lock; it once reached the scheduler after the lock was released, so
+    /// two waits parked at once on two pool threads could hand it over in the wrong order and
+    /// leave the 30 s deadline in place of the 0.3 s one (CI saw a 0.3 s wait go unanswered).
+    @Test func concurrentWaitersEachExpireOnTime() throws {
+        let live = try LiveServer { $0.connectionsPerClient = 0 }
+        let port = live.port
+        let count = 96
+        var planned: [Double] = []
+        for index in 0..<count {
+            let tenths = Double(index / 2 % 6)
+            planned.append(index % 2 == 0 ? 30 : 0.3 + tenths / 10)
+        }
+        let waits = planned
+        let clients = Mutex<[Int: StreamClient]>([:])
+        let start = ContinuousClock.now
+        onThreads(8) { thread in
+            for index in stride(from: thread, to: count, by: 8) {
+                let client = try? StreamClient(port: port, path: "/overlay?wait=\(waits[index])&since=0")
+                clients.withLock { $0[index] = client }
+            }
+        }
+        let short = (0..<count).filter { waits[$0] < 30 }.sorted { waits[$0] < waits[$1] }
+        for index in short {
+            let client = clients.withLock { $0[index] }
+            guard let client else {
+                Issue.record("waiter \(index) did not connect")
+                continue
+            }
+            let response = try client.response(timeout: 8)
+            let at = seconds(since: start)
+            #expect(response.status == 304, "waiter \(index)")
+            #expect(at < waits[index] + 2, "waiter \(index) with wait=\(waits[index]) answered after \(at) s")
+        }
+        #expect(try live.metric("overlayd_long_poll_waiters") == count / 2)
+    }
+
     /// A deadline is a change like any other: a waiter parked while a message slides in is
     /// answered when `POST /clock` reaches the end of the slide.
     @Test func deadlineWakesWaiter() throws {
