@@ -83,7 +83,7 @@ package struct RequestFields {
         case "application/json":
             isJSON = true
         case "", "text/plain", "application/x-www-form-urlencoded":
-            let firstNonBlank = request.body.first { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }
+            let firstNonBlank = request.body.first { !isBlank($0) }
             isJSON = firstNonBlank == UInt8(ascii: "{")
         default:
             if mediaType.hasSuffix("+json") {
@@ -93,7 +93,7 @@ package struct RequestFields {
             }
         }
         if isJSON {
-            if request.body.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
+            if request.body.allSatisfy(isBlank) {
                 return .none
             }
             let document: JSONDocument
@@ -114,11 +114,15 @@ package struct RequestFields {
         return .text(text)
     }
 
+    /// A space, tab or line break: what surrounds a media type and may stand before a JSON body.
+    private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
     /// `type/subtype` in lower case, without parameters such as `charset`.
     static func mediaType(_ header: String) -> String {
         var header = header
         return header.withUTF8 { utf8 in
-            let isBlank = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
             var end = utf8.firstIndex(of: UInt8(ascii: ";")) ?? utf8.endIndex
             var start = utf8.startIndex
             while start < end, isBlank(utf8[start]) { start += 1 }
