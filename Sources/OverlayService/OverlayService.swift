@@ -170,9 +170,9 @@ public final class OverlayService: Sendable {
         let method = request.method == "HEAD" ? "GET" : request.method
         switch (path.count, path.first ?? "") {
         case (1, ""):
-            return try on(request, method, OverlayService.get) { request throws(APIError) in .response(index()) }
+            return try on(request, method, OverlayService.get) { _ throws(APIError) in .response(index()) }
         case (1, "healthz"):
-            return try on(request, method, OverlayService.get) { request throws(APIError) in
+            return try on(request, method, OverlayService.get) { _ throws(APIError) in
                 .response(
                     json(200) {
                         $0.beginObject()
@@ -182,15 +182,15 @@ public final class OverlayService: Sendable {
                     })
             }
         case (1, "metrics"):
-            return try on(request, method, OverlayService.get) { request throws(APIError) in .response(getMetrics()) }
+            return try on(request, method, OverlayService.get) { _ throws(APIError) in .response(getMetrics()) }
         case (1, "clock"):
             return try on(request, method, OverlayService.getPost) { request throws(APIError) in
                 .response(method == "GET" ? clockResponse(clock.now()) : try postClock(request))
             }
         case (1, "channels"):
-            return try on(request, method, OverlayService.get) { request throws(APIError) in .response(listChannels()) }
+            return try on(request, method, OverlayService.get) { _ throws(APIError) in .response(listChannels()) }
         case (1, "openapi.yaml"):
-            return try on(request, method, OverlayService.get) { request throws(APIError) in
+            return try on(request, method, OverlayService.get) { _ throws(APIError) in
                 .response(
                     HTTPResponse(
                         status: 200, headers: [Header(name: "Content-Type", value: "application/yaml; charset=utf-8")],
@@ -203,7 +203,7 @@ public final class OverlayService: Sendable {
         case (2..., "channels"):
             let name = try channelName(String(path[1]))
             if path.count == 2 {
-                return try on(request, method, OverlayService.get) { request throws(APIError) in
+                return try on(request, method, OverlayService.get) { _ throws(APIError) in
                     .response(try channelSummary(name))
                 }
             }
