@@ -23,8 +23,10 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // What every layer with I/O shares: the monotonic clock and the one address parser.
+        .target(name: "Platform", swiftSettings: strict),
         // The one room where C lives: libmicrohttpd turned into Request -> Response.
-        .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD"], swiftSettings: strict),
+        .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD", "Platform"], swiftSettings: strict),
         // The pure overlay state machine: no Foundation, no clock, no I/O.
         .target(name: "OverlayEngine", swiftSettings: strict),
         // The engine's state in SQLite, written by one group-committing thread.
@@ -32,18 +34,18 @@ let package = Package(
         // Routes, JSON, configuration and the driver that owns the clock and the timer.
         // openapi.yaml is compiled in (no Foundation bundle needed) and served at /openapi.yaml.
         .target(
-            name: "OverlayService", dependencies: ["OverlayEngine", "OverlayStore", "MicroHTTP"],
+            name: "OverlayService", dependencies: ["OverlayEngine", "OverlayStore", "MicroHTTP", "Platform"],
             resources: [.embedInCode("openapi.yaml")], swiftSettings: strict),
         .executableTarget(name: "overlayd", dependencies: ["OverlayService", "OverlayStore"], swiftSettings: strict),
         // libFuzzer target for the request decoders (scripts/fuzz builds it with -sanitize=fuzzer
         // and -DFUZZING); a plain build is a replayer of inputs (docs/FUZZING.md).
         .executableTarget(
-            name: "RequestDecoderFuzz", dependencies: ["OverlayService", "OverlayEngine", "MicroHTTP"],
+            name: "RequestDecoderFuzz", dependencies: ["OverlayService", "OverlayEngine", "MicroHTTP", "Platform"],
             path: "Fuzz/RequestDecoderFuzz", swiftSettings: strict),
         .testTarget(name: "OverlayEngineTests", dependencies: ["OverlayEngine"], swiftSettings: strict),
         .testTarget(
             name: "OverlayServiceTests",
-            dependencies: ["OverlayService", "OverlayEngine", "MicroHTTP"],
+            dependencies: ["OverlayService", "OverlayEngine", "MicroHTTP", "Platform"],
             swiftSettings: strict
         ),
     ],

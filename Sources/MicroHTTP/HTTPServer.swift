@@ -1,4 +1,5 @@
 private import CMicroHTTPD
+import Platform
 import Synchronization
 
 #if canImport(Glibc)
@@ -80,7 +81,9 @@ public final class HTTPServer: Sendable {
         self.maxBodyBytes = options.maxBodyBytes
         self.recordsAddresses = options.recordsAddresses
         guard (0...65535).contains(options.port) else { throw HTTPServerError.invalidPort(options.port) }
-        let address = try SocketAddress(host: options.host, port: UInt16(options.port))
+        guard let address = SocketAddress(host: options.host, port: UInt16(options.port)) else {
+            throw HTTPServerError.invalidHost(options.host)
+        }
 
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
         flags |= MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
@@ -108,7 +111,7 @@ public final class HTTPServer: Sendable {
             let me = Unmanaged.passUnretained(self).toOpaque()
             settings.handler_context = me
             settings.completed_context = me
-            return address.withSockaddr { pointer in
+            return address.withSockaddr { pointer, _ in
                 settings.address = pointer
                 return overlayd_mhd_start(&settings)
             }
@@ -624,50 +627,6 @@ public final class HTTPResponder: @unchecked Sendable {
         HTTPExchange(
             method: method, path: path, status: status, bytes: bytes,
             microseconds: (MonotonicClock.nanoseconds() - started) / 1000, remoteAddress: remoteAddress)
-    }
-}
-
-/// Seconds on CLOCK_MONOTONIC, as nanoseconds.
-public enum MonotonicClock {
-    public static func nanoseconds() -> Int64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
-    }
-}
-
-/// An IPv4 or IPv6 socket address built from a literal.
-struct SocketAddress {
-    private var storage = sockaddr_storage()
-    let isIPv6: Bool
-
-    init(host: String, port: UInt16) throws {
-        let literal = host == "localhost" ? "127.0.0.1" : host
-        var v4 = sockaddr_in()
-        if inet_pton(AF_INET, literal, &v4.sin_addr) == 1 {
-            v4.sin_family = sa_family_t(AF_INET)
-            v4.sin_port = port.bigEndian
-            isIPv6 = false
-            withUnsafeMutableBytes(of: &storage) { target in
-                withUnsafeBytes(of: v4) { target.copyMemory(from: $0) }
-            }
-            return
-        }
-        var v6 = sockaddr_in6()
-        let bare = literal.hasPrefix("[") && literal.hasSuffix("]") ? String(literal.dropFirst().dropLast()) : literal
-        guard inet_pton(AF_INET6, bare, &v6.sin6_addr) == 1 else { throw HTTPServerError.invalidHost(host) }
-        v6.sin6_family = sa_family_t(AF_INET6)
-        v6.sin6_port = port.bigEndian
-        isIPv6 = true
-        withUnsafeMutableBytes(of: &storage) { target in
-            withUnsafeBytes(of: v6) { target.copyMemory(from: $0) }
-        }
-    }
-
-    fileprivate func withSockaddr<T>(_ body: (UnsafePointer<sockaddr>) -> T) -> T {
-        withUnsafeBytes(of: storage) { raw in
-            body(raw.baseAddress!.assumingMemoryBound(to: sockaddr.self))
-        }
     }
 }
 

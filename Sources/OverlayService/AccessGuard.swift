@@ -1,4 +1,5 @@
 import MicroHTTP
+import Platform
 import Synchronization
 
 /// Who may do what: write and read tokens, and the per-client write rate.

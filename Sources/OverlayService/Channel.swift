@@ -1,6 +1,7 @@
 import MicroHTTP
 import OverlayEngine
 import OverlayStore
+import Platform
 import Synchronization
 
 /// The service's time: seconds since start on the monotonic clock, or a manual clock that only

@@ -1,4 +1,5 @@
 import OverlayEngine
+import Platform
 
 #if canImport(Glibc)
     import Glibc
@@ -260,16 +261,9 @@ public enum ConfigurationLoader {
         where 2 * configuration.engine.inset >= min(profile.width, profile.height) {
             throw ConfigurationError(key: "inset", reason: "leaves no room for the label on device \(profile.name)")
         }
-        if configuration.host != "localhost" && !isAddressLiteral(configuration.host) {
+        if !SocketAddress.isValid(configuration.host) {
             throw ConfigurationError(key: "host", reason: "must be an IPv4 or IPv6 address or localhost")
         }
-    }
-
-    private static func isAddressLiteral(_ host: String) -> Bool {
-        var v4 = in_addr()
-        var v6 = in6_addr()
-        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, bare, &v6) == 1
     }
 
     /// The whole file, or an error naming it.

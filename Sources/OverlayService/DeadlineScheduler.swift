@@ -1,4 +1,5 @@
 import MicroHTTP
+import Platform
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,7 @@
 import MicroHTTP
 import OverlayEngine
 import OverlayStore
+import Platform
 import Synchronization
 
 /// The overlay service: routes HTTP requests to the channels' engines and answers in JSON (spec §5).
