@@ -7,8 +7,13 @@ let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 
 let package = Package(
     name: "overlayd",
+    // Only the client library builds on Apple platforms; these are the oldest with the async
+    // URLSession and Swift concurrency it uses.
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
-        .executable(name: "overlayd", targets: ["overlayd"])
+        .executable(name: "overlayd", targets: ["overlayd"]),
+        // What an app links to read and drive an overlayd: Foundation only, no server module.
+        .library(name: "OverlayClient", targets: ["OverlayClient"]),
     ],
     targets: [
         // libmicrohttpd from Debian, through pkg-config; the shim header wraps what Swift cannot call.
@@ -36,13 +41,19 @@ let package = Package(
         .target(
             name: "OverlayService", dependencies: ["OverlayEngine", "OverlayStore", "MicroHTTP", "Platform"],
             resources: [.embedInCode("openapi.yaml")], swiftSettings: strict),
-        .executableTarget(name: "overlayd", dependencies: ["OverlayService", "OverlayStore"], swiftSettings: strict),
+        // The Swift client of the HTTP API: types, interpolation, calls and the update stream.
+        .target(name: "OverlayClient", swiftSettings: strict),
+        .executableTarget(
+            name: "overlayd", dependencies: ["OverlayService", "OverlayStore"], swiftSettings: strict
+        ),
         // libFuzzer target for the request decoders (scripts/fuzz builds it with -sanitize=fuzzer
         // and -DFUZZING); a plain build is a replayer of inputs (docs/FUZZING.md).
         .executableTarget(
             name: "RequestDecoderFuzz", dependencies: ["OverlayService", "OverlayEngine", "MicroHTTP", "Platform"],
             path: "Fuzz/RequestDecoderFuzz", swiftSettings: strict),
         .testTarget(name: "OverlayEngineTests", dependencies: ["OverlayEngine"], swiftSettings: strict),
+        // The client against the built `overlayd` binary as a child process, not its modules.
+        .testTarget(name: "OverlayClientTests", dependencies: ["OverlayClient"], swiftSettings: strict),
         .testTarget(
             name: "OverlayServiceTests",
             dependencies: ["OverlayService", "OverlayEngine", "MicroHTTP", "Platform"],

@@ -1,0 +1,116 @@
+/// One property moving from `from` to `to` over `duration` seconds from `start` (seconds of the
+/// server's clock): the `animation` descriptor of `GET /overlay`, which lets a reader draw a slide
+/// or a fade smoothly from one snapshot instead of polling at frame rate.
+public struct Animation: Codable, Hashable, Sendable {
+    /// The property that moves: the overlay's `contentOffset` or `alpha`, the status bar's
+    /// `offset` or `alpha`.
+    public struct Property: OpenEnum {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        public static let contentOffset: Property = "contentOffset"
+        public static let alpha: Property = "alpha"
+        public static let offset: Property = "offset"
+    }
+
+    /// The timing curve. A curve this client does not know is drawn linearly.
+    public struct Curve: OpenEnum {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        public static let linear: Curve = "linear"
+        /// Core Animation's ease-in-ease-out: the cubic Bézier (0.42, 0) (0.58, 1).
+        public static let easeInOut: Curve = "easeInOut"
+
+        /// The animated fraction at `fraction` (clamped to 0…1) of the animation's time.
+        public func value(at fraction: Double) -> Double {
+            let f = min(max(fraction, 0), 1)
+            switch self {
+            case .easeInOut: return Curve.cubicBezier(x: f, x1: 0.42, y1: 0, x2: 0.58, y2: 1)
+            default: return f
+            }
+        }
+
+        /// y of the unit cubic Bézier (0,0) (x1,y1) (x2,y2) (1,1) at the point whose x is `x`, by
+        /// the same 60 bisection steps as the server, so that both agree to the last bit.
+        static func cubicBezier(x: Double, x1: Double, y1: Double, x2: Double, y2: Double) -> Double {
+            func coordinate(_ t: Double, _ p1: Double, _ p2: Double) -> Double {
+                let u = 1 - t
+                return 3 * u * u * t * p1 + 3 * u * t * t * p2 + t * t * t
+            }
+            if x <= 0 { return 0 }
+            if x >= 1 { return 1 }
+            var low = 0.0
+            var high = 1.0
+            for _ in 0..<60 {
+                let middle = (low + high) / 2
+                if coordinate(middle, x1, x2) < x { low = middle } else { high = middle }
+            }
+            return coordinate((low + high) / 2, y1, y2)
+        }
+    }
+
+    public var property: Property
+    public var from: Double
+    public var to: Double
+    /// When it starts, in seconds of the server's clock.
+    public var start: Double
+    /// How long it runs, in seconds.
+    public var duration: Double
+    /// The curve; absent is linear.
+    public var curve: Curve?
+
+    public init(property: Property, from: Double, to: Double, start: Double, duration: Double, curve: Curve? = nil) {
+        self.property = property
+        self.from = from
+        self.to = to
+        self.start = start
+        self.duration = duration
+        self.curve = curve
+    }
+
+    /// When it ends, in seconds of the server's clock.
+    public var end: Double { ServerClock.seconds(endNanoseconds) }
+
+    /// The property's value at `time`: `from` before the start, `to` from the end on.
+    ///
+    /// The server keeps time in whole nanoseconds, so times are rounded to them first and the
+    /// fraction is taken between integers, exactly as the server computes it.
+    public func value(at time: Double) -> Double {
+        let length = ServerClock.nanoseconds(duration)
+        guard length > 0 else { return to }
+        let (elapsed, overflow) = ServerClock.nanoseconds(time).subtractingReportingOverflow(
+            ServerClock.nanoseconds(start))
+        let fraction = overflow ? (time > start ? 1 : 0) : Double(elapsed) / Double(length)
+        if fraction >= 1 { return to }
+        return from + (to - from) * (curve ?? .linear).value(at: fraction)
+    }
+
+    /// Whether it still moves at `time` (it has not reached its end).
+    public func isRunning(at time: Double) -> Bool {
+        ServerClock.nanoseconds(time) < endNanoseconds
+    }
+
+    private var endNanoseconds: Int64 {
+        let (sum, overflow) = ServerClock.nanoseconds(start).addingReportingOverflow(ServerClock.nanoseconds(duration))
+        return overflow ? (duration > 0 ? .max : .min) : sum
+    }
+}
+
+/// The server's time is whole nanoseconds; JSON carries it as seconds.
+enum ServerClock {
+    /// About 292 years, the longest time an Int64 of nanoseconds holds.
+    static let maximumSeconds = 9.2e9
+
+    /// `seconds` rounded to the nearest nanosecond, as the server rounds every time it is given.
+    static func nanoseconds(_ seconds: Double) -> Int64 {
+        guard seconds.isFinite else { return seconds > 0 ? .max : .min }
+        let clamped = min(max(seconds, -maximumSeconds), maximumSeconds)
+        return Int64((clamped * 1e9).rounded())
+    }
+
+    static func seconds(_ nanoseconds: Int64) -> Double { Double(nanoseconds) / 1e9 }
+
+    /// `seconds` as the server would write it back: rounded to a whole nanosecond.
+    static func rounded(_ seconds: Double) -> Double { self.seconds(nanoseconds(seconds)) }
+}

@@ -1,0 +1,57 @@
+/// A message: the summary the overlay shows, and, from the `/messages` calls, its timing and
+/// sender fields too (`nil` where the answer does not carry them).
+public struct Message: Codable, Hashable, Sendable, Identifiable {
+    /// What a message reports (sending, sent, failed, progress, info); it picks the colours.
+    public struct Kind: OpenEnum {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        public static let sending: Kind = "sending"
+        public static let sent: Kind = "sent"
+        public static let failed: Kind = "failed"
+        public static let progress: Kind = "progress"
+        public static let info: Kind = "info"
+    }
+
+    /// Where a message is in its life.
+    public struct State: OpenEnum {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        public static let queued: State = "queued"
+        public static let showing: State = "showing"
+        public static let done: State = "done"
+        public static let cancelled: State = "cancelled"
+        public static let preempted: State = "preempted"
+        public static let expired: State = "expired"
+
+        /// Whether the message has ended (it can no longer be changed).
+        public var hasEnded: Bool { self != .queued && self != .showing }
+    }
+
+    public var id: Int
+    public var kind: Kind
+    public var text: String
+    /// 0…1 while the message has a progress bar.
+    public var progress: Double?
+    public var state: State
+
+    /// The duration the sender gave, in seconds (`nil`: the kind's).
+    public var duration: Double?
+    public var immediate: Bool?
+    /// The sender's name for the message: a POST with the same key updates it.
+    public var key: String?
+    public var postedAt: Double?
+    public var shownAt: Double?
+    public var displayStartedAt: Double?
+    public var endsAt: Double?
+    public var endedAt: Double?
+
+    public init(id: Int, kind: Kind, text: String, progress: Double? = nil, state: State) {
+        self.id = id
+        self.kind = kind
+        self.text = text
+        self.progress = progress
+        self.state = state
+    }
+}

@@ -1,0 +1,52 @@
+extension Overlay {
+    /// The overlay at `time` (seconds of the server's clock), computed from this snapshot alone:
+    /// `now`, contentOffset and alpha from the running animation, the label's and the progress
+    /// bar's frames that move with them, and the status bar's alpha and offset.
+    ///
+    /// It computes exactly what the server computes, so until the next discrete change (the
+    /// animation's end, a message's end, a new post) it equals `GET /overlay` at that time. It
+    /// does not foresee discrete changes: past the animation's end the values stay at its `to`,
+    /// and `version`, `phase` and the message stay as they are, until the server sends the next
+    /// overlay.
+    public func at(_ time: Double) -> Overlay {
+        var overlay = self
+        overlay.now = ServerClock.rounded(time)
+        overlay.statusBar = statusBar?.at(time)
+        guard let animation else { return overlay }
+        let value = animation.value(at: time)
+        switch animation.property {
+        case .contentOffset:
+            overlay.contentOffset = value
+            overlay.alpha = 1
+        case .alpha:
+            overlay.contentOffset = 0
+            overlay.alpha = value
+        default:
+            return overlay
+        }
+        overlay.label?.frame.y = overlay.contentOffset
+        if var bar = overlay.progressBar {
+            bar.frame.y = progressBarY(bar, contentOffset: overlay.contentOffset)
+            overlay.progressBar = bar
+        }
+        return overlay
+    }
+
+    /// Whether anything moves at `time`: the overlay's or the status bar's animation runs.
+    public func isAnimating(at time: Double) -> Bool {
+        animation?.isRunning(at: time) == true || statusBar?.animation?.isRunning(at: time) == true
+    }
+
+    /// The bar's y for `contentOffset`, written as the server writes it (same operations, same
+    /// order) so that the two agree to the last bit.
+    private func progressBarY(_ bar: ProgressBar, contentOffset: Double) -> Double {
+        guard let height = label?.frame.height else { return bar.frame.y + (contentOffset - self.contentOffset) }
+        let barHeight = bar.frame.height
+        switch bar.position {
+        case .bottom: return contentOffset + height - barHeight
+        case .top: return contentOffset
+        case .center: return contentOffset + (height - barHeight) / 2
+        default: return bar.frame.y + (contentOffset - self.contentOffset)
+        }
+    }
+}

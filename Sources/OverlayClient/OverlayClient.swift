@@ -1,0 +1,230 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A client of one overlayd channel: post and change messages, rotate, read the overlay, and
+/// follow its changes with `updates()`.
+///
+/// ```swift
+/// let client = OverlayClient(url: URL(string: "http://127.0.0.1:8080")!)
+/// let message = try await client.post("Sending…", kind: .sending)
+/// for try await overlay in client.updates() { draw(overlay) }
+/// ```
+///
+/// Every call throws `OverlayClientError` (or `CancellationError` when its task is cancelled).
+public final class OverlayClient: Sendable {
+    /// How updates reach the client.
+    public enum Transport: Sendable, Hashable {
+        /// Server-Sent Events, falling back to long-poll where streaming does not work.
+        case automatic
+        /// Server-Sent Events only.
+        case events
+        /// `GET /overlay?wait=…` only.
+        case longPoll
+    }
+
+    /// Timeouts and the reconnection policy.
+    public struct Configuration: Sendable, Hashable {
+        /// Seconds a call may wait for its answer.
+        public var requestTimeout: Double = 30
+        /// Seconds before the first reconnection, until the server says otherwise (`retry:`).
+        public var reconnectDelay: Double = 1
+        /// The reconnection delay doubles on each failure in a row, up to this many seconds.
+        public var maximumReconnectDelay: Double = 30
+        /// Seconds an event stream may stay silent (the server sends a comment every 15 s) before
+        /// the connection is taken for dead; a stream silent from its first byte falls back to
+        /// long-poll (a proxy that buffers it).
+        public var streamIdleTimeout: Double = 45
+        /// Seconds one long-poll waits for a change (at most 60).
+        public var longPollWait: Double = 30
+        public var transport: Transport = .automatic
+
+        public init() {}
+    }
+
+    /// The server's base URL, e.g. `http://127.0.0.1:8080`.
+    public let url: URL
+    /// The bearer token for writes (and for reads where the server asks for one).
+    public let token: String?
+    /// The channel; `nil` is the `default` channel.
+    public let channel: String?
+    public let configuration: Configuration
+    let session: URLSession
+
+    public init(url: URL, token: String? = nil, channel: String? = nil, configuration: Configuration = Configuration())
+    {
+        self.url = url
+        self.token = token
+        self.channel = channel
+        self.configuration = configuration
+        session = URLSession(configuration: .ephemeral)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    // MARK: - Messages
+
+    /// Posts a message: 202, a new message; or, with the `key` of a live message, updates it
+    /// (then `text` may be nil).
+    public func post(
+        _ text: String?, kind: Message.Kind? = nil, progress: Double? = nil, duration: Double? = nil,
+        immediate: Bool? = nil, key: String? = nil
+    ) async throws -> Message {
+        let fields = MessageFields(
+            text: text, kind: kind?.rawValue, progress: progress, duration: duration, immediate: immediate, key: key)
+        return try await call("POST", "/messages", body: fields)
+    }
+
+    /// Changes a queued or shown message (nil leaves a field as it is).
+    public func patch(
+        _ id: Int, kind: Message.Kind? = nil, text: String? = nil, progress: Double? = nil, duration: Double? = nil
+    ) async throws -> Message {
+        let fields = MessageFields(text: text, kind: kind?.rawValue, progress: progress, duration: duration)
+        return try await call("PATCH", "/messages/\(id)", body: fields)
+    }
+
+    /// Cancels a queued message, or ends the shown one now.
+    public func delete(_ id: Int) async throws -> Message {
+        try await call("DELETE", "/messages/\(id)")
+    }
+
+    /// One message, also after it ended (while the server's history holds it).
+    public func message(_ id: Int) async throws -> Message {
+        try await call("GET", "/messages/\(id)")
+    }
+
+    /// The shown message and the queued ones, in order.
+    public func messages() async throws -> [Message] {
+        let list: MessageList = try await call("GET", "/messages")
+        return list.messages
+    }
+
+    // MARK: - The overlay
+
+    /// The overlay now.
+    public func overlay() async throws -> Overlay {
+        try await call("GET", "/overlay")
+    }
+
+    /// Rotates the interface; answers the overlay (a rotation animates unless it is hidden).
+    public func orientation(_ orientation: Overlay.Orientation) async throws -> Overlay {
+        try await call("PUT", "/orientation", body: ["orientation": orientation.rawValue])
+    }
+
+    /// Changes the device profile (`iphone`, `iphone-notch`, `ipad`, or one the server defines).
+    public func device(_ name: String) async throws -> Overlay {
+        try await call("PUT", "/device", body: ["device": name])
+    }
+
+    // MARK: - The manual clock
+
+    /// The server's clock, in seconds.
+    public func clock() async throws -> Double {
+        let clock: Clock = try await call("GET", "/clock", channelled: false)
+        return clock.now
+    }
+
+    /// Moves a manual clock forward by `seconds`; answers the time after the move.
+    public func advanceClock(by seconds: Double) async throws -> Double {
+        let clock: Clock = try await call("POST", "/clock", body: ["advance": seconds], channelled: false)
+        return clock.now
+    }
+
+    /// Moves a manual clock to `seconds` (not backwards); answers the time after the move.
+    public func setClock(to seconds: Double) async throws -> Double {
+        let clock: Clock = try await call("POST", "/clock", body: ["to": seconds], channelled: false)
+        return clock.now
+    }
+
+    // MARK: - Requests
+
+    /// The URL of `path` on this client's channel (or on the server, for `channelled: false`).
+    func endpoint(_ path: String, query: [URLQueryItem] = [], channelled: Bool = true) -> URL {
+        var prefix = ""
+        if channelled, let channel, channel != "default" {
+            var allowed = CharacterSet.alphanumerics
+            allowed.insert(charactersIn: "-._~")
+            prefix = "/channels/" + (channel.addingPercentEncoding(withAllowedCharacters: allowed) ?? channel)
+        }
+        var base = url.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        var components = URLComponents(string: base + prefix + path) ?? URLComponents()
+        if !query.isEmpty { components.queryItems = query }
+        return components.url ?? url
+    }
+
+    func request(
+        _ method: String, _ path: String, query: [URLQueryItem] = [], channelled: Bool = true, timeout: Double? = nil
+    ) -> URLRequest {
+        var request = URLRequest(url: endpoint(path, query: query, channelled: channelled))
+        request.httpMethod = method
+        request.timeoutInterval = timeout ?? configuration.requestTimeout
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        return request
+    }
+
+    private func call<Answer: Decodable>(
+        _ method: String, _ path: String, body: (some Encodable & Sendable)? = nil as Empty?, channelled: Bool = true
+    ) async throws -> Answer {
+        var request = request(method, path, channelled: channelled)
+        if let body {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = try JSONEncoder().encode(body)
+        }
+        let (response, data) = try await HTTPExchange.perform(request, in: session)
+        return try Self.decode(response, data)
+    }
+
+    /// The answer's body as `Answer`, or the error it reports.
+    static func decode<Answer: Decodable>(_ response: HTTPURLResponse, _ data: Data) throws -> Answer {
+        guard (200..<300).contains(response.statusCode) else { throw refusal(response, data) }
+        do {
+            return try JSONDecoder().decode(Answer.self, from: data)
+        } catch {
+            throw OverlayClientError.invalidResponse(
+                status: response.statusCode, reason: "not the expected JSON (\(error)): \(excerpt(data))")
+        }
+    }
+
+    /// The error an answer that is not a success reports.
+    static func refusal(_ response: HTTPURLResponse, _ data: Data) -> OverlayClientError {
+        guard let body = try? JSONDecoder().decode(ErrorBody.self, from: data) else {
+            return .invalidResponse(status: response.statusCode, reason: excerpt(data))
+        }
+        let retryAfter = (response.value(forHTTPHeaderField: "Retry-After")).flatMap { Double($0) }
+        return .refused(
+            ServerError(
+                status: response.statusCode, code: body.error.code, message: body.error.message,
+                field: body.error.field, retryAfter: retryAfter))
+    }
+
+    static func excerpt(_ data: Data) -> String {
+        let text = String(decoding: data.prefix(200), as: UTF8.self)
+        return text.isEmpty ? "an empty body" : text
+    }
+}
+
+/// The fields of a POST or PATCH; absent ones are left out of the JSON.
+struct MessageFields: Encodable, Sendable {
+    var text: String?
+    var kind: String?
+    var progress: Double?
+    var duration: Double?
+    var immediate: Bool?
+    var key: String?
+}
+
+struct MessageList: Decodable {
+    var messages: [Message]
+}
+
+struct Clock: Decodable {
+    var now: Double
+}
+
+struct Empty: Encodable, Sendable {}

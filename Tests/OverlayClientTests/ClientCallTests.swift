@@ -1,0 +1,184 @@
+import Foundation
+import OverlayClient
+import Testing
+
+/// Every call of `OverlayClient` against a real manual-clock overlayd, with what it answers and
+/// the errors it reports.
+@Suite("OverlayClient calls")
+struct ClientCallTests {
+    let server: ServerProcess
+    let client: OverlayClient
+
+    init() throws {
+        server = try ServerProcess(["--clock", "manual", "--ephemeral"])
+        client = OverlayClient(url: server.url)
+    }
+
+    /// A post is queued and shown at once on a hidden overlay; the overlay shows its text.
+    @Test func postShowsTheMessage() async throws {
+        let message = try await client.post("Sending photo…", kind: .sending)
+        #expect(message.id >= 1)
+        #expect(message.kind == .sending)
+        #expect(message.text == "Sending photo…")
+        #expect(message.state == .showing)
+        #expect(message.postedAt == 0)
+        let overlay = try await client.overlay()
+        #expect(overlay.phase == .showing)
+        #expect(overlay.message?.id == message.id)
+        #expect(overlay.label?.text == "Sending photo…")
+        #expect(overlay.activity)
+        #expect(overlay.style == Overlay.Style(background: "#1C1C1E", foreground: "#FFFFFF"))
+        #expect(overlay.animation == Animation(property: .contentOffset, from: -20, to: 0, start: 0, duration: 0.25))
+    }
+
+    /// Every field of a post reaches the server; a second post with the same key updates it.
+    @Test func postWithEveryFieldThenUpdateByKey() async throws {
+        let first = try await client.post(
+            "Downloading…", kind: .progress, progress: 0.25, duration: 9, immediate: true, key: "dl-7")
+        #expect(first.kind == .progress)
+        #expect(first.progress == 0.25)
+        #expect(first.duration == 9)
+        #expect(first.immediate == true)
+        #expect(first.key == "dl-7")
+        let updated = try await client.post(nil, progress: 0.5, key: "dl-7")
+        #expect(updated.id == first.id)
+        #expect(updated.progress == 0.5)
+        #expect(updated.text == "Downloading…")
+        let bar = try #require(try await client.overlay().progressBar)
+        #expect(bar.progress == 0.5)
+        #expect(bar.frame.width == 384)
+        #expect(bar.position == .bottom)
+    }
+
+    /// PATCH changes the fields it names; GET /messages/{id} and /messages read them back.
+    @Test func patchAndRead() async throws {
+        let shown = try await client.post("one")
+        let queued = try await client.post("two")
+        let patched = try await client.patch(queued.id, kind: .failed, text: "two, failed", progress: 0.75, duration: 4)
+        #expect(patched.kind == .failed)
+        #expect(patched.text == "two, failed")
+        #expect(patched.progress == 0.75)
+        #expect(patched.duration == 4)
+        #expect(patched.state == .queued)
+        #expect(try await client.message(queued.id) == patched)
+        let list = try await client.messages()
+        #expect(list.map(\.id) == [shown.id, queued.id])
+        #expect(list[1] == patched)
+    }
+
+    /// DELETE cancels a queued message; a PATCH of it afterwards is refused with 409.
+    @Test func deleteThenPatchIsRefused() async throws {
+        _ = try await client.post("shown")
+        let queued = try await client.post("queued")
+        let deleted = try await client.delete(queued.id)
+        #expect(deleted.state == .cancelled)
+        #expect(deleted.endedAt == 0)
+        let error = await #expect(throws: OverlayClientError.self) {
+            try await client.patch(queued.id, text: "too late")
+        }
+        guard case .refused(let refusal)? = error else {
+            Issue.record("not a refusal: \(String(describing: error))")
+            return
+        }
+        #expect(refusal.status == 409)
+        #expect(refusal.code == "message_ended")
+        #expect(!refusal.message.isEmpty)
+    }
+
+    /// A field out of range is 422 with the server's code, message and field.
+    @Test func invalidFieldCarriesTheField() async throws {
+        let error = await #expect(throws: OverlayClientError.self) {
+            try await client.post("bad", progress: 1.5)
+        }
+        #expect(error?.status == 422)
+        #expect(error?.code == "invalid_field")
+        guard case .refused(let refusal)? = error else {
+            Issue.record("not a refusal: \(String(describing: error))")
+            return
+        }
+        #expect(refusal.field == "progress")
+        #expect(refusal.message.contains("progress"))
+        #expect(try await client.messages().isEmpty)
+    }
+
+    /// An unknown id is 404 `not_found`.
+    @Test func unknownMessageIsNotFound() async throws {
+        let error = await #expect(throws: OverlayClientError.self) { try await client.message(987_654) }
+        #expect(error?.status == 404)
+        #expect(error?.code == "not_found")
+    }
+
+    /// Orientation and device changes answer the overlay with the new frame.
+    @Test func orientationAndDevice() async throws {
+        let rotated = try await client.orientation(.landscapeRight)
+        #expect(rotated.orientation == .landscapeRight)
+        #expect(rotated.rotation == 90)
+        #expect(rotated.frame == Rect(x: 748, y: 0, width: 20, height: 1024))
+        let phone = try await client.device("iphone")
+        #expect(phone.device == "iphone")
+        #expect(phone.frame == Rect(x: 300, y: 0, width: 20, height: 480))
+        let error = await #expect(throws: OverlayClientError.self) { try await client.orientation("sideways") }
+        #expect(error?.status == 422)
+        #expect(error?.code == "invalid_field")
+    }
+
+    /// The manual clock moves by `advanceClock` and `setClock`, and reaches deadlines on the way.
+    @Test func manualClock() async throws {
+        _ = try await client.post("Sent", kind: .sent)
+        #expect(try await client.clock() == 0)
+        #expect(try await client.advanceClock(by: 0.125) == 0.125)
+        #expect(try await client.overlay().contentOffset == -10)
+        #expect(try await client.setClock(to: 0.25) == 0.25)
+        #expect(try await client.overlay().phase == .visible)
+        let backwards = await #expect(throws: OverlayClientError.self) { try await client.setClock(to: 0.1) }
+        #expect(backwards?.status == 422)
+    }
+
+    /// A channel's calls go to that channel only.
+    @Test func channel() async throws {
+        let ci = OverlayClient(url: server.url, channel: "ci")
+        _ = try await ci.post("Build passed", kind: .sent)
+        #expect(try await ci.overlay().label?.text == "Build passed")
+        #expect(try await client.overlay().message == nil)
+        #expect(try await ci.messages().count == 1)
+        let bad = OverlayClient(url: server.url, channel: "no spaces")
+        let error = await #expect(throws: OverlayClientError.self) { try await bad.overlay() }
+        #expect(error?.status == 400 || error?.status == 404)
+    }
+
+    /// A base URL with a trailing slash names the same server.
+    @Test func trailingSlash() async throws {
+        let slashed = OverlayClient(url: URL(string: server.url.absoluteString + "/")!)
+        #expect(try await slashed.overlay().version == 0)
+    }
+
+    /// Nothing listening: `unreachable`, not a refusal.
+    @Test func unreachable() async throws {
+        let port = server.port
+        server.stop()
+        let gone = OverlayClient(url: URL(string: "http://127.0.0.1:\(port)")!)
+        let error = await #expect(throws: OverlayClientError.self) { try await gone.overlay() }
+        guard case .unreachable(let reason)? = error else {
+            Issue.record("not unreachable: \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("127.0.0.1:\(port)"))
+    }
+}
+
+/// Tokens: writes need one when the server is given one, and the client sends it.
+@Suite("OverlayClient tokens")
+struct ClientTokenTests {
+    @Test func tokenIsSentAndItsAbsenceRefused() async throws {
+        let server = try ServerProcess(
+            ["--clock", "manual", "--ephemeral"], environment: ["OVERLAYD_TOKEN": "s3cret-token"])
+        let anonymous = OverlayClient(url: server.url)
+        let error = await #expect(throws: OverlayClientError.self) { try await anonymous.post("hi") }
+        #expect(error?.status == 401)
+        #expect(error?.code == "unauthorized")
+        let wrong = OverlayClient(url: server.url, token: "wrong-token")
+        #expect(await (try? wrong.post("hi")) == nil)
+        let authorised = OverlayClient(url: server.url, token: "s3cret-token")
+        #expect(try await authorised.post("hi").text == "hi")
+    }
+}

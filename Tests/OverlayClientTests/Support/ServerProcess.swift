@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// The built `overlayd` executable as a child process, on a free port (or on the port a previous
+/// one had, to restart it there): the client is tested against the real server, not its modules.
+final class ServerProcess: @unchecked Sendable {
+    let process = Process()
+    let port: Int
+    private let log = OutputLog()
+
+    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    /// What it wrote on stderr so far.
+    var errorText: String { log.text }
+
+    /// `overlayd --port 0 …` (or `--port port`), waiting for its start-up line.
+    init(_ arguments: [String], port: Int = 0, environment: [String: String] = [:]) throws {
+        process.executableURL = URL(fileURLWithPath: try Self.binary())
+        process.arguments = ["--port", String(port), "--access-log=false"] + arguments
+        process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // Drained for the whole life of the process, so that it never blocks on a full pipe.
+        let handle = errors.fileHandleForReading
+        let log = log
+        Thread.detachNewThread {
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { return }
+                log.append(data)
+            }
+        }
+        let deadline = Date().addingTimeInterval(15)
+        var found: Int?
+        while found == nil, Date() < deadline, process.isRunning {
+            found = Self.listeningPort(in: log.text)
+            if found == nil { usleep(5_000) }
+        }
+        guard let found else {
+            process.terminate()
+            throw TestFailure(description: "overlayd did not start: \(log.text)")
+        }
+        self.port = found
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    private static func listeningPort(in text: String) -> Int? {
+        guard let line = text.split(separator: "\n").first(where: { $0.contains("listening") }),
+            let field = line.split(separator: " ").first(where: { $0.hasPrefix("port=") })
+        else { return nil }
+        return Int(field.dropFirst("port=".count))
+    }
+
+    /// SIGTERM (a clean stop) or SIGKILL (a crash), then waits for the exit.
+    func stop(signal: Int32 = SIGTERM) {
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+    }
+
+    /// The built executable: `OVERLAYD_BINARY`, else next to the test bundle, else `.build/debug`.
+    static func binary() throws -> String {
+        var candidates: [String] = []
+        if let path = ProcessInfo.processInfo.environment["OVERLAYD_BINARY"] { candidates.append(path) }
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        candidates.append(executable.deletingLastPathComponent().appendingPathComponent("overlayd").path)
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        candidates.append(root.appendingPathComponent(".build/debug/overlayd").path)
+        guard let found = candidates.first(where: { access($0, X_OK) == 0 }) else {
+            throw TestFailure(description: "overlayd is not built (run `swift build` first); looked at \(candidates)")
+        }
+        return found
+    }
+}
+
+/// Bytes a child writes, gathered by one thread and read by others.
+final class OutputLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var bytes = Data()
+
+    func append(_ data: Data) { lock.withLock { bytes.append(data) } }
+    var text: String { lock.withLock { String(decoding: bytes, as: UTF8.self) } }
+}
+
+/// A fresh temporary directory, removed with its contents when released.
+final class TemporaryDirectory: Sendable {
+    let path: String
+
+    init() throws {
+        path = NSTemporaryDirectory() + "overlayd-client-test-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Writes `text` to `name` in this directory and answers its path.
+    func write(_ name: String, _ text: String) throws -> String {
+        let file = path + "/" + name
+        try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+        return file
+    }
+}
+
+/// Plain HTTP for what the client under test must not be used to check: metrics, raw answers.
+enum Raw {
+    static func get(_ url: URL) async throws -> (status: Int, body: String) {
+        let (data, response) = try await URLSession.shared.data(for: URLRequest(url: url))
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+    }
+
+    /// `overlayd_event_streams` plus `overlayd_long_poll_waiters` of every channel.
+    static func openReaders(_ server: ServerProcess) async throws -> Int {
+        let metrics = try await get(server.url.appendingPathComponent("metrics")).body
+        return metrics.split(separator: "\n").reduce(0) { total, line in
+            guard line.hasPrefix("overlayd_event_streams{") || line.hasPrefix("overlayd_long_poll_waiters{"),
+                let value = line.split(separator: " ").last.flatMap({ Int($0) })
+            else { return total }
+            return total + value
+        }
+    }
+
+    /// TCP connections established with `port` on this machine, seen from the client's side
+    /// (remote port `port`), from /proc/net/tcp and tcp6.
+    static func connections(toPort port: Int) -> Int {
+        var count = 0
+        for file in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                guard fields.count > 3, fields[3] == "01",
+                    let remotePort = fields[2].split(separator: ":").last.flatMap({ Int($0, radix: 16) })
+                else { continue }
+                if remotePort == port { count += 1 }
+            }
+        }
+        return count
+    }
+}
+
+/// Polls `condition` every 10 ms until it holds or `seconds` pass; answers whether it held.
+func eventually(within seconds: Double = 10, _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(nanoseconds: 10_000_000)
+    }
+    return try await condition()
+}
