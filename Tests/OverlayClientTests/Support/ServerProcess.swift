@@ -122,7 +122,10 @@ final class TemporaryDirectory: Sendable {
 /// Plain HTTP for what the client under test must not be used to check: metrics, raw answers.
 enum Raw {
     static func get(_ url: URL) async throws -> (status: Int, body: String) {
-        let (data, response) = try await URLSession.shared.data(for: URLRequest(url: url))
+        // Closed after the answer, so as to leave no connection that a test would count.
+        var request = URLRequest(url: url)
+        request.setValue("close", forHTTPHeaderField: "Connection")
+        let (data, response) = try await URLSession.shared.data(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
     }
 
@@ -142,7 +145,9 @@ enum Raw {
     static func connections(toPort port: Int) -> Int {
         var count = 0
         for file in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
+            // Read to the end: procfs reports no size, and a single read stops at a page.
+            guard let data = FileHandle(forReadingAtPath: file)?.readDataToEndOfFile() else { continue }
+            let text = String(decoding: data, as: UTF8.self)
             for line in text.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ")
                 guard fields.count > 3, fields[3] == "01",
