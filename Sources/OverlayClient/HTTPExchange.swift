@@ -13,13 +13,11 @@ enum HTTPExchange {
             try await withCheckedThrowingContinuation { continuation in
                 let task = session.dataTask(with: request) { data, response, error in
                     if let error {
-                        continuation.resume(throwing: HTTPExchange.clientError(error, request: request))
+                        continuation.resume(throwing: HTTPExchange.clientError(error))
                     } else if let response = response as? HTTPURLResponse {
                         continuation.resume(returning: (response, data ?? Data()))
                     } else {
-                        continuation.resume(
-                            throwing: OverlayClientError.unreachable(
-                                "no HTTP answer from \(request.url?.absoluteString ?? "?")"))
+                        continuation.resume(throwing: OverlayClientError.unreachable("no HTTP answer"))
                     }
                 }
                 handle.start(task)
@@ -30,17 +28,15 @@ enum HTTPExchange {
     }
 
     /// A URLSession error as the client reports it; a cancellation stays a `CancellationError`.
-    static func clientError(_ error: any Error, request: URLRequest) -> any Error {
+    static func clientError(_ error: any Error) -> any Error {
         let error = error as NSError
-        let target = request.url.map { " (\($0.absoluteString))" } ?? ""
         switch error.code {
         case NSURLErrorCancelled: return CancellationError()
-        case NSURLErrorCannotConnectToHost: return OverlayClientError.unreachable("connection refused\(target)")
-        case NSURLErrorTimedOut: return OverlayClientError.unreachable("timed out\(target)")
-        case NSURLErrorNetworkConnectionLost: return OverlayClientError.unreachable("connection lost\(target)")
-        case NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed:
-            return OverlayClientError.unreachable("unknown host\(target)")
-        default: return OverlayClientError.unreachable("\(error.localizedDescription)\(target)")
+        case NSURLErrorCannotConnectToHost: return OverlayClientError.unreachable("connection refused")
+        case NSURLErrorTimedOut: return OverlayClientError.unreachable("timed out")
+        case NSURLErrorNetworkConnectionLost: return OverlayClientError.unreachable("connection lost")
+        case NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed: return OverlayClientError.unreachable("unknown host")
+        default: return OverlayClientError.unreachable(error.localizedDescription)
         }
     }
 }

@@ -54,8 +54,8 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         lock.lock()
         let continuation = streams.removeValue(forKey: task.taskIdentifier)
         lock.unlock()
-        if let error, let request = task.originalRequest {
-            continuation?.finish(throwing: HTTPExchange.clientError(error, request: request))
+        if let error {
+            continuation?.finish(throwing: HTTPExchange.clientError(error))
         } else {
             continuation?.finish()
         }
