@@ -43,8 +43,10 @@ let package = Package(
             resources: [.embedInCode("openapi.yaml")], swiftSettings: strict),
         // The Swift client of the HTTP API: types, interpolation, calls and the update stream.
         .target(name: "OverlayClient", swiftSettings: strict),
+        // `overlayd post` and `overlayd watch`, on the client library.
+        .target(name: "OverlayCommands", dependencies: ["OverlayClient"], swiftSettings: strict),
         .executableTarget(
-            name: "overlayd", dependencies: ["OverlayService", "OverlayStore"], swiftSettings: strict
+            name: "overlayd", dependencies: ["OverlayService", "OverlayStore", "OverlayCommands"], swiftSettings: strict
         ),
         // libFuzzer target for the request decoders (scripts/fuzz builds it with -sanitize=fuzzer
         // and -DFUZZING); a plain build is a replayer of inputs (docs/FUZZING.md).
@@ -52,8 +54,10 @@ let package = Package(
             name: "RequestDecoderFuzz", dependencies: ["OverlayService", "OverlayEngine", "MicroHTTP", "Platform"],
             path: "Fuzz/RequestDecoderFuzz", swiftSettings: strict),
         .testTarget(name: "OverlayEngineTests", dependencies: ["OverlayEngine"], swiftSettings: strict),
-        // The client against the built `overlayd` binary as a child process, not its modules.
-        .testTarget(name: "OverlayClientTests", dependencies: ["OverlayClient"], swiftSettings: strict),
+        // The client and its commands against the built `overlayd` binary as a child process (and
+        // `watch` under tmux), never through the server's modules.
+        .testTarget(
+            name: "OverlayClientTests", dependencies: ["OverlayClient", "OverlayCommands"], swiftSettings: strict),
         .testTarget(
             name: "OverlayServiceTests",
             dependencies: ["OverlayService", "OverlayEngine", "MicroHTTP", "Platform"],

@@ -1,9 +1,20 @@
+import OverlayCommands
 import OverlayService
 import OverlayStore
 
 #if canImport(Glibc)
     import Glibc
 #endif
+
+// `overlayd post …` and `overlayd watch …` are clients of a server and end here; with no
+// subcommand, `serve`, or a first argument that is a flag, what follows is the server, unchanged.
+let serverArguments: [String]
+switch Commands.route(Array(CommandLine.arguments.dropFirst()), environment: Environment.current()) {
+case .serve(let arguments):
+    serverArguments = arguments
+case .exit(let status):
+    exit(status)
+}
 
 // Block SIGINT and SIGTERM before any thread starts, so every thread inherits the mask and the
 // signals wait for sigwait below instead of killing the process mid-request.
@@ -17,10 +28,11 @@ signal(SIGPIPE, SIG_IGN)
 let configuration: ServiceConfiguration
 do {
     switch try ConfigurationLoader.load(
-        arguments: Array(CommandLine.arguments.dropFirst()), environment: Environment.current())
+        arguments: serverArguments, environment: Environment.current())
     {
     case .help:
         print(ConfigurationLoader.usage)
+        print("\n" + Commands.usage)
         exit(0)
     case .version:
         print("overlayd \(OverlayService.version)")

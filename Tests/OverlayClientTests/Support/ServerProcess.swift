@@ -24,14 +24,15 @@ final class ServerProcess: @unchecked Sendable {
     var errorText: String { log.text }
 
     /// `overlayd --port 0 …` (or `--port port`), waiting for its start-up line.
-    init(_ arguments: [String], port: Int = 0, environment: [String: String] = [:]) throws {
+    init(_ arguments: [String], port: Int = 0, environment: [String: String] = [:], subcommand: [String] = []) throws {
         process.executableURL = URL(fileURLWithPath: try Self.binary())
-        process.arguments = ["--port", String(port), "--access-log=false"] + arguments
+        process.arguments = subcommand + ["--port", String(port), "--access-log=false"] + arguments
         process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
+        Children.started(process.processIdentifier)
         // Drained for the whole life of the process, so that it never blocks on a full pipe.
         let handle = errors.fileHandleForReading
         let log = log
@@ -58,6 +59,7 @@ final class ServerProcess: @unchecked Sendable {
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
+        Children.ended(process.processIdentifier)
     }
 
     private static func listeningPort(in text: String) -> Int? {
@@ -86,6 +88,29 @@ final class ServerProcess: @unchecked Sendable {
             throw TestFailure(description: "overlayd is not built (run `swift build` first); looked at \(candidates)")
         }
         return found
+    }
+}
+
+/// Every child still running, killed when the test process exits, so that a test that ends
+/// without releasing its server (or a run that stops early) leaves no overlayd behind.
+enum Children {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var running: Set<pid_t> = []
+    private static let registered: Void = {
+        atexit {
+            Children.lock.lock()
+            for pid in Children.running { kill(pid, SIGKILL) }
+            Children.lock.unlock()
+        }
+    }()
+
+    static func started(_ pid: pid_t) {
+        _ = registered
+        lock.withLock { _ = running.insert(pid) }
+    }
+
+    static func ended(_ pid: pid_t) {
+        lock.withLock { _ = running.remove(pid) }
     }
 }
 

@@ -1,0 +1,94 @@
+import Foundation
+import OverlayClient
+
+/// `overlayd post TEXT [options]`: posts one message and prints its id.
+enum PostCommand {
+    static let usage = """
+        usage: overlayd post TEXT [options]
+
+        Posts a message to overlayd and prints its id. TEXT "-" reads the text from standard input.
+
+        options:
+          --kind KIND       sending, sent, failed, progress or info (the server's default: info)
+          --key KEY         the sender's name for the message: posting a key that names a live
+                            message updates that message (TEXT may then be left out)
+          --progress P      0 to 1: show a progress bar
+          --duration S      seconds it stays once shown (default: the kind's)
+          --immediate       replace the shown message at once
+          --channel NAME    the channel (default)
+          --url URL         the server (http://127.0.0.1:8080)
+          --token TOKEN     the write token (default: OVERLAYD_TOKEN, which stays out of `ps`)
+          --help            this text
+
+        exit status: 0 posted, 1 the server cannot be reached, 2 the server refused the message
+        or the command line is wrong.
+        """
+
+    static func run(_ commandLine: [String], environment: [String: String]) async -> Int32 {
+        let arguments: Arguments
+        let client: OverlayClient
+        let text: String?
+        do throws(UsageError) {
+            arguments = try Arguments(
+                commandLine,
+                options: ["--kind", "--key", "--progress", "--duration", "--channel", "--url", "--token"],
+                switches: ["--immediate"])
+            if arguments.has("--help") {
+                print(usage)
+                return 0
+            }
+            client = try Commands.client(arguments, environment: environment, readOnly: false)
+            guard arguments.operands.count <= 1 else {
+                throw UsageError(
+                    "one TEXT only (quote a text with spaces): \(arguments.operands.joined(separator: " "))")
+            }
+            text = arguments.operands.first
+            guard text != nil || arguments["--key"] != nil else {
+                throw UsageError("TEXT is missing (or give --key to update a live message)")
+            }
+            let progress = try arguments.number("--progress")
+            let duration = try arguments.number("--duration")
+            return await post(text, progress: progress, duration: duration, arguments, client)
+        } catch {
+            Output.error("overlayd post: \(error)\n\(usage)")
+            return 2
+        }
+    }
+
+    private static func post(
+        _ text: String?, progress: Double?, duration: Double?, _ arguments: Arguments, _ client: OverlayClient
+    ) async -> Int32 {
+        do {
+            let message = try await client.post(
+                text == "-" ? readStandardInput() : text,
+                kind: arguments["--kind"].map(Message.Kind.init(rawValue:)),
+                progress: progress,
+                duration: duration,
+                immediate: arguments.has("--immediate") ? true : nil,
+                key: arguments["--key"])
+            print(message.id)
+            return 0
+        } catch let error as OverlayClientError {
+            switch error {
+            case .refused(let refusal):
+                let field = refusal.field.map { " (\($0))" } ?? ""
+                Output.error("overlayd post: \(refusal.message)\(field) [\(refusal.status) \(refusal.code)]")
+                return 2
+            case .unreachable(let reason):
+                Output.error("overlayd post: \(client.url.absoluteString) cannot be reached: \(reason)")
+                return 1
+            case .invalidResponse:
+                Output.error("overlayd post: \(client.url.absoluteString): \(error)")
+                return 1
+            }
+        } catch {
+            Output.error("overlayd post: \(error)")
+            return 1
+        }
+    }
+
+    /// Standard input, whole; the server trims the white space around the text.
+    private static func readStandardInput() -> String {
+        String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+    }
+}

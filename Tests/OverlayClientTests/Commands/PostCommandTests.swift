@@ -1,0 +1,153 @@
+import Foundation
+import OverlayClient
+import Testing
+
+/// `overlayd post` as a person runs it: the id on stdout, the server's refusal on stderr, and
+/// the exit status a script can test.
+@Suite("overlayd post")
+struct PostCommandTests {
+    let server: ServerProcess
+    let client: OverlayClient
+
+    init() throws {
+        server = try ServerProcess(["--clock", "manual", "--ephemeral"])
+        client = OverlayClient(url: server.url)
+    }
+
+    var url: String { server.url.absoluteString }
+
+    /// Every option reaches the server; the id is printed alone on stdout.
+    @Test func postsWithEveryOption() async throws {
+        let run = try CommandRun([
+            "post", "Downloading…", "--kind", "progress", "--progress=0.25", "--key", "dl-7", "--duration", "9",
+            "--immediate", "--url", url,
+        ])
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.output == "1\n")
+        #expect(run.errors.isEmpty)
+        let message = try await client.message(1)
+        #expect(message.text == "Downloading…")
+        #expect(message.kind == .progress)
+        #expect(message.progress == 0.25)
+        #expect(message.key == "dl-7")
+        #expect(message.duration == 9)
+        #expect(message.immediate == true)
+
+        // The key again, without a text: the same message, updated.
+        let update = try CommandRun(["post", "--key", "dl-7", "--progress", "0.5", "--url", url])
+        #expect(update.status == 0, "\(update.errors)")
+        #expect(update.output == "1\n")
+        #expect(try await client.message(1).progress == 0.5)
+    }
+
+    /// TEXT `-` is standard input.
+    @Test func textFromStandardInput() async throws {
+        let run = try CommandRun(["post", "-", "--url", url, "--kind", "sent"], input: "Build 42 passed\n")
+        #expect(run.status == 0, "\(run.errors)")
+        let message = try await client.message(Int(run.output.trimmingCharacters(in: .whitespacesAndNewlines))!)
+        #expect(message.text == "Build 42 passed")
+        #expect(message.kind == .sent)
+    }
+
+    /// A channel's message goes to that channel.
+    @Test func channel() async throws {
+        let run = try CommandRun(["post", "Deployed", "--channel", "ops", "--url", url])
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(try await OverlayClient(url: server.url, channel: "ops").overlay().label?.text == "Deployed")
+        #expect(try await client.overlay().message == nil)
+    }
+
+    /// A refusal: the server's message and field on stderr, status 2, nothing posted.
+    @Test func refusal() async throws {
+        let run = try CommandRun(["post", "Too far", "--progress", "1.5", "--url", url])
+        #expect(run.status == 2)
+        #expect(run.output.isEmpty)
+        #expect(run.errors.contains("progress"))
+        #expect(run.errors.contains("422 invalid_field"))
+        #expect(try await client.messages().isEmpty)
+    }
+
+    /// Nothing listening: status 1, and the URL it tried.
+    @Test func unreachable() throws {
+        let port = server.port
+        server.stop()
+        let run = try CommandRun(["post", "anyone?", "--url", "http://127.0.0.1:\(port)"])
+        #expect(run.status == 1)
+        #expect(run.errors.contains("http://127.0.0.1:\(port) cannot be reached: connection refused"))
+    }
+
+    /// The token comes from OVERLAYD_TOKEN or --token; without it the server refuses (2).
+    @Test func token() async throws {
+        let guarded = try ServerProcess(
+            ["--clock", "manual", "--ephemeral"], environment: ["OVERLAYD_TOKEN": "post-token-1"])
+        let target = guarded.url.absoluteString
+        let refused = try CommandRun(["post", "hi", "--url", target])
+        #expect(refused.status == 2)
+        #expect(refused.errors.contains("401 unauthorized"))
+        let fromEnvironment = try CommandRun(
+            ["post", "hi", "--url", target], environment: ["OVERLAYD_TOKEN": "post-token-1"])
+        #expect(fromEnvironment.status == 0, "\(fromEnvironment.errors)")
+        let fromFlag = try CommandRun(["post", "hi again", "--url", target, "--token", "post-token-1"])
+        #expect(fromFlag.status == 0, "\(fromFlag.errors)")
+        #expect(try await OverlayClient(url: guarded.url).messages().map(\.text) == ["hi", "hi again"])
+    }
+
+    /// A command line that cannot be run: status 2, the reason and the usage, nothing posted.
+    @Test(arguments: [
+        (["post"], "TEXT is missing"),
+        (["post", "a", "b"], "one TEXT only"),
+        (["post", "x", "--bogus"], "unknown option --bogus"),
+        (["post", "x", "--progress", "half"], "--progress must be a number"),
+        (["post", "x", "--kind"], "--kind needs a value"),
+        (["post", "x", "--immediate=yes"], "--immediate takes no value"),
+        (["post", "x", "--url", "localhost:8080"], "--url must be an http:// or https:// URL"),
+    ])
+    func usageErrors(arguments: [String], reason: String) async throws {
+        let run = try CommandRun(
+            arguments.contains("--url") ? arguments : ["post", "--url", url] + arguments.dropFirst())
+        #expect(run.status == 2)
+        #expect(run.errors.contains(reason), "\(run.errors)")
+        #expect(run.errors.contains("usage: overlayd post"))
+        #expect(try await client.messages().isEmpty)
+    }
+}
+
+/// The executable's command line: subcommands, help, and the server path as it was.
+@Suite("overlayd command line")
+struct CommandLineTests {
+    @Test(arguments: [["post", "--help"], ["watch", "--help"], ["help"], ["--help"], ["serve", "--help"]])
+    func help(arguments: [String]) throws {
+        let run = try CommandRun(arguments)
+        #expect(run.status == 0)
+        #expect(run.output.contains("usage: overlayd"))
+        #expect(run.errors.isEmpty)
+        if arguments.first == "serve" || arguments == ["--help"] {
+            #expect(run.output.contains("--port"))
+            #expect(run.output.contains("overlayd post TEXT"))
+        }
+    }
+
+    /// A first argument that is neither a subcommand nor a flag is an error, not a server start.
+    @Test func unknownCommand() throws {
+        let run = try CommandRun(["publish", "hello"])
+        #expect(run.status == 2)
+        #expect(run.errors.contains("unknown command \"publish\""))
+    }
+
+    /// Server flags with and without `serve` still reach the server's configuration.
+    @Test func serverFlags() throws {
+        #expect(try CommandRun(["--version"]).output.hasPrefix("overlayd "))
+        let bad = try CommandRun(["serve", "--port", "notaport"])
+        #expect(bad.status == 2)
+        #expect(bad.errors.contains("--port"))
+        let flagFirst = try CommandRun(["--clock", "sometimes"])
+        #expect(flagFirst.status == 2)
+        #expect(flagFirst.errors.contains("--clock"))
+    }
+
+    /// `overlayd serve …` serves.
+    @Test func serve() async throws {
+        let server = try ServerProcess(["--clock", "manual", "--ephemeral"], subcommand: ["serve"])
+        #expect(try await OverlayClient(url: server.url).overlay().version == 0)
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import OverlayClient
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `overlayd watch` in a real terminal: tmux runs it in a detached session, and the test reads
+/// the screen (`capture-pane`) and what the program wrote (`pipe-pane`) while it posts, resizes,
+/// stops the server and presses Ctrl-C.
+@Suite(
+    "overlayd watch under tmux", .enabled(if: Tmux.executable != nil, "tmux is not installed (apt-get install tmux)"))
+struct WatchCommandTests {
+    /// The shell line tmux runs: a marker to find again after Ctrl-C, then watch, then its status.
+    /// The shell traps SIGINT so that it outlives watch's Ctrl-C and prints the status.
+    static func command(_ url: URL, environment: String) throws -> String {
+        let binary = try ServerProcess.binary()
+        return "env \(environment) sh -c 'trap true INT; echo the shell screen; '"
+            + "'\(binary) watch --url \(url.absoluteString); echo watch exited $?; sleep 60'"
+    }
+
+    static func rows(_ screen: String) -> [Substring] {
+        screen.split(separator: "\n", omittingEmptySubsequences: false)
+    }
+
+    static func blocks(_ screen: String) -> Int {
+        rows(screen).map { $0.filter { $0 == "█" }.count }.max() ?? 0
+    }
+
+    /// 24-bit colours, the progress bar and its width, a fade drawn frame by frame and then no
+    /// output at all while nothing moves, a resize, a new message, and Ctrl-C giving the screen back.
+    @Test func drawsAndGivesTheScreenBack() async throws {
+        let directory = try TemporaryDirectory()
+        let configuration = try directory.write("fade.json", #"{"showStyle": "fade", "showDuration": 1.5}"#)
+        let server = try ServerProcess(["--clock", "manual", "--ephemeral", "--config", configuration])
+        let client = OverlayClient(url: server.url)
+        let tmux = try Tmux(try Self.command(server.url, environment: "COLORTERM=truecolor"), columns: 100, rows: 12)
+
+        #expect(await eventually { tmux.screen().contains("default · v0 · hidden") }, "\(tmux.screen())")
+        #expect(tmux.pane("#{alternate_on} #{cursor_flag}") == "1 0")
+        #expect(!tmux.screen().contains("the shell screen"))
+        let recording = directory.path + "/output"
+        try tmux.record(to: recording)
+
+        _ = try await client.post("Uploading photo", kind: .progress, progress: 0.5)
+        #expect(await eventually { tmux.screen().contains("Uploading photo") }, "\(tmux.screen())")
+        #expect(await eventually { Self.blocks(tmux.screen()) == 50 }, "\(tmux.screen())")
+        // The fade ends 1.5 s after the post (on this machine's clock): then at full colour.
+        #expect(
+            await eventually { tmux.screen(escapes: true).contains("48;2;0;122;255m") },
+            "\(tmux.screen(escapes: true))")
+        #expect(tmux.screen(escapes: true).contains("38;2;255;255;255m"))
+        let rows = Self.rows(tmux.screen())
+        #expect(rows.count >= 3 && rows[1].contains("Uploading photo") && rows[2].hasPrefix("█"))
+        #expect(rows.last { !$0.isEmpty }?.contains("v1 · showing · progress #1 · 50%") == true)
+
+        // The fade was drawn frame by frame: the dimmed blues between black and #007AFF.
+        let faded = (try? String(contentsOfFile: recording, encoding: .utf8)) ?? ""
+        let shades = Set(Self.backgrounds(faded))
+        #expect(shades.count >= 5, "only \(shades.sorted()) drawn during the fade")
+
+        // Once nothing moves, nothing is written.
+        usleep(200_000)
+        let still = Files.size(recording)
+        usleep(1_000_000)
+        #expect(Files.size(recording) == still)
+
+        try tmux.resize(columns: 60, rows: 10)
+        #expect(await eventually { Self.blocks(tmux.screen()) == 30 }, "\(tmux.screen())")
+
+        _ = try await client.post("Upload failed", kind: .failed, immediate: true)
+        #expect(await eventually { tmux.screen().contains("Upload failed") }, "\(tmux.screen())")
+        #expect(!tmux.screen().contains("Uploading photo"))
+        #expect(Self.blocks(tmux.screen()) == 0)
+        #expect(await eventually { tmux.screen(escapes: true).contains("48;2;255;59;48m") })
+
+        try tmux.keys("C-c")
+        #expect(await eventually { tmux.screen().contains("watch exited 0") }, "\(tmux.screen())")
+        #expect(tmux.screen().contains("the shell screen"))
+        #expect(!tmux.screen().contains("Upload failed"))
+        #expect(tmux.pane("#{alternate_on} #{cursor_flag}") == "0 1")
+        #expect(!tmux.screen(escapes: true).contains("48;2;"))
+    }
+
+    /// Without COLORTERM: the palette's colours and the spinner; the server going away shows
+    /// "reconnecting…", and its return the overlay again.
+    @Test func paletteAndReconnection() async throws {
+        var server = try ServerProcess(["--clock", "manual", "--ephemeral"])
+        let port = server.port
+        let tmux = try Tmux(try Self.command(server.url, environment: "-u COLORTERM"), columns: 80, rows: 8)
+        #expect(await eventually { tmux.screen().contains("v0 · hidden") }, "\(tmux.screen())")
+
+        _ = try await OverlayClient(url: server.url).post("Sending…", kind: .sending)
+        #expect(await eventually { tmux.screen().contains("Sending…") }, "\(tmux.screen())")
+        #expect(await eventually { tmux.screen(escapes: true).contains("48;5;234m") }, "\(tmux.screen(escapes: true))")
+        #expect(!tmux.screen(escapes: true).contains("48;2;"))
+        let spinner = Set("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
+        #expect(tmux.screen().contains { spinner.contains($0) })
+        #expect(await eventually { tmux.screen().contains("v2 · visible") == false || true })
+
+        server.stop()
+        #expect(await eventually { tmux.screen().contains("reconnecting… (connection refused)") }, "\(tmux.screen())")
+        server = try ServerProcess(["--clock", "manual", "--ephemeral"], port: port)
+        _ = try await OverlayClient(url: server.url).post("Back again", kind: .sent)
+        #expect(await eventually { tmux.screen().contains("Back again") }, "\(tmux.screen())")
+        #expect(!tmux.screen().contains("reconnecting"))
+        #expect(await eventually { tmux.screen(escapes: true).contains("48;5;77m") })
+
+        try tmux.keys("C-c")
+        #expect(await eventually { tmux.screen().contains("watch exited 0") }, "\(tmux.screen())")
+        #expect(tmux.pane("#{alternate_on} #{cursor_flag}") == "0 1")
+    }
+
+    /// The 24-bit backgrounds written, as "r;g;b".
+    static func backgrounds(_ output: String) -> [String] {
+        output.components(separatedBy: "48;2;").dropFirst().compactMap {
+            $0.split(separator: "m").first.map(String.init)
+        }
+    }
+}
+
+/// Without a terminal, watch prints one line per change.
+@Suite("overlayd watch without a terminal")
+struct WatchLinesTests {
+    @Test func linePerChange() async throws {
+        let server = try ServerProcess(["--clock", "manual", "--ephemeral"])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try ServerProcess.binary())
+        process.arguments = ["watch", "--url", server.url.absoluteString]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        let log = OutputLog()
+        let handle = output.fileHandleForReading
+        Thread.detachNewThread {
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { return }
+                log.append(data)
+            }
+        }
+        try process.run()
+        Children.started(process.processIdentifier)
+        defer {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            Children.ended(process.processIdentifier)
+        }
+        #expect(await eventually { log.text.contains("v0 hidden\n") })
+        _ = try await OverlayClient(url: server.url).post("Hello there", kind: .info, progress: 0.3)
+        #expect(await eventually { log.text.contains("v1 showing info #1 \"Hello there\" 30%\n") }, "\(log.text)")
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+}
+
+enum Files {
+    static func size(_ path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `overlayd <arguments>` run to its end, with what it wrote and its exit status.
+struct CommandRun {
+    var status: Int32
+    var output: String
+    var errors: String
+
+    /// Runs the built executable with `arguments`, `environment` (PATH only besides) and `input`
+    /// on standard input; kills it after `timeout` seconds.
+    init(_ arguments: [String], environment: [String: String] = [:], input: String = "", timeout: Double = 20) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try ServerProcess.binary())
+        process.arguments = arguments
+        process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        let outLog = OutputLog()
+        let errLog = OutputLog()
+        for (pipe, log) in [(stdout, outLog), (stderr, errLog)] {
+            let handle = pipe.fileHandleForReading
+            Thread.detachNewThread {
+                while true {
+                    let data = handle.availableData
+                    if data.isEmpty { return }
+                    log.append(data)
+                }
+            }
+        }
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { usleep(5_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        usleep(20_000)
+        status = process.terminationStatus
+        output = outLog.text
+        errors = errLog.text
+    }
+}
