@@ -7,6 +7,9 @@ import Foundation
 /// One request and its whole answer, through a data task that the calling task's cancellation
 /// cancels (and so closes its connection): `URLSession.data(for:)` does not do that everywhere.
 enum HTTPExchange {
+    /// The reason given when no byte came within a request's timeout.
+    static let timedOut = "timed out"
+
     static func perform(_ request: URLRequest, in session: URLSession) async throws -> (HTTPURLResponse, Data) {
         let handle = DataTaskHandle()
         return try await withTaskCancellationHandler {
@@ -33,7 +36,7 @@ enum HTTPExchange {
         switch error.code {
         case NSURLErrorCancelled: return CancellationError()
         case NSURLErrorCannotConnectToHost: return OverlayClientError.unreachable("connection refused")
-        case NSURLErrorTimedOut: return OverlayClientError.unreachable("timed out")
+        case NSURLErrorTimedOut: return OverlayClientError.unreachable(timedOut)
         case NSURLErrorNetworkConnectionLost: return OverlayClientError.unreachable("connection lost")
         case NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed: return OverlayClientError.unreachable("unknown host")
         default: return OverlayClientError.unreachable(error.localizedDescription)

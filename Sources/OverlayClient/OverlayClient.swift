@@ -37,7 +37,7 @@ public final class OverlayClient: Sendable {
         /// the connection is taken for dead; a stream silent from its first byte falls back to
         /// long-poll (a proxy that buffers it).
         public var streamIdleTimeout: Double = 45
-        /// Seconds one long-poll waits for a change (at most 60).
+        /// Seconds one long-poll waits for a change: a whole number from 1 to 60.
         public var longPollWait: Double = 30
         public var transport: Transport = .automatic
 
@@ -70,6 +70,7 @@ public final class OverlayClient: Sendable {
 
     /// Posts a message: 202, a new message; or, with the `key` of a live message, updates it
     /// (then `text` may be nil).
+    @discardableResult
     public func post(
         _ text: String?, kind: Message.Kind? = nil, progress: Double? = nil, duration: Double? = nil,
         immediate: Bool? = nil, key: String? = nil
@@ -80,6 +81,7 @@ public final class OverlayClient: Sendable {
     }
 
     /// Changes a queued or shown message (nil leaves a field as it is).
+    @discardableResult
     public func patch(
         _ id: Int, kind: Message.Kind? = nil, text: String? = nil, progress: Double? = nil, duration: Double? = nil
     ) async throws -> Message {
@@ -88,6 +90,7 @@ public final class OverlayClient: Sendable {
     }
 
     /// Cancels a queued message, or ends the shown one now.
+    @discardableResult
     public func delete(_ id: Int) async throws -> Message {
         try await call("DELETE", "/messages/\(id)")
     }
@@ -111,11 +114,13 @@ public final class OverlayClient: Sendable {
     }
 
     /// Rotates the interface; answers the overlay (a rotation animates unless it is hidden).
+    @discardableResult
     public func orientation(_ orientation: Overlay.Orientation) async throws -> Overlay {
         try await call("PUT", "/orientation", body: ["orientation": orientation.rawValue])
     }
 
     /// Changes the device profile (`iphone`, `iphone-notch`, `ipad`, or one the server defines).
+    @discardableResult
     public func device(_ name: String) async throws -> Overlay {
         try await call("PUT", "/device", body: ["device": name])
     }
@@ -129,12 +134,14 @@ public final class OverlayClient: Sendable {
     }
 
     /// Moves a manual clock forward by `seconds`; answers the time after the move.
+    @discardableResult
     public func advanceClock(by seconds: Double) async throws -> Double {
         let clock: Clock = try await call("POST", "/clock", body: ["advance": seconds], channelled: false)
         return clock.now
     }
 
     /// Moves a manual clock to `seconds` (not backwards); answers the time after the move.
+    @discardableResult
     public func setClock(to seconds: Double) async throws -> Double {
         let clock: Clock = try await call("POST", "/clock", body: ["to": seconds], channelled: false)
         return clock.now

@@ -117,8 +117,9 @@ struct OverlayFollower {
                         refused = (response, Data())
                     }
                 case .data(let data):
-                    if refused != nil {
-                        refused?.body.append(data)
+                    if let body = refused?.body {
+                        // Enough of an error page to report; the rest is dropped.
+                        if body.count < 65536 { refused?.body.append(data.prefix(65536 - body.count)) }
                         continue
                     }
                     for event in try parser.feed(data) where event.type == "overlay" {
@@ -131,8 +132,11 @@ struct OverlayFollower {
         } catch is EventStreamParser.LineTooLong {
             throw OverlayClientError.invalidResponse(status: 200, reason: "an event-stream line over 1 MiB")
         } catch OverlayClientError.unreachable(let reason) {
-            // Silent from the first byte: something on the way holds the stream back.
-            if parser.bytesReceived == 0, refused == nil, client.configuration.transport == .automatic {
+            // Silent from the first byte to the timeout, although the server has just answered the
+            // GET before it: something on the way holds the stream back.
+            if reason == HTTPExchange.timedOut, parser.bytesReceived == 0, refused == nil,
+                client.configuration.transport == .automatic
+            {
                 mode = .longPoll
                 return
             }
@@ -166,11 +170,11 @@ struct OverlayFollower {
     // MARK: - Long-poll
 
     private mutating func poll() async throws {
-        let wait = min(max(client.configuration.longPollWait, 1), 60)
+        let wait = Int(min(max(client.configuration.longPollWait, 1), 60).rounded())
         while true {
             var request = client.request(
                 "GET", "/overlay", query: [URLQueryItem(name: "wait", value: String(wait))],
-                timeout: wait + client.configuration.requestTimeout)
+                timeout: Double(wait) + client.configuration.requestTimeout)
             if let last { request.setValue("W/\"\(last.version)\"", forHTTPHeaderField: "If-None-Match") }
             let (response, data) = try await HTTPExchange.perform(request, in: session)
             switch response.statusCode {

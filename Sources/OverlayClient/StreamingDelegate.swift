@@ -14,50 +14,51 @@ enum StreamPart: Sendable {
 /// event stream is read as it arrives (there is no `URLSession.bytes` in FoundationNetworking).
 /// Ending the stream, or the reading task's cancellation, cancels the task and closes its
 /// connection.
+///
+/// The head is taken from the task when its first bytes (or its end) arrive rather than from the
+/// response callback, whose signature differs between Foundations.
 final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private struct Reader {
+        var continuation: AsyncThrowingStream<StreamPart, any Error>.Continuation
+        var hasHead = false
+    }
+
     private let lock = NSLock()
-    private var streams: [Int: AsyncThrowingStream<StreamPart, any Error>.Continuation] = [:]
+    private var readers: [Int: Reader] = [:]
 
     func open(_ request: URLRequest, in session: URLSession) -> AsyncThrowingStream<StreamPart, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: StreamPart.self)
         let task = session.dataTask(with: request)
         let handle = DataTaskHandle()
         lock.lock()
-        streams[task.taskIdentifier] = continuation
+        readers[task.taskIdentifier] = Reader(continuation: continuation)
         lock.unlock()
         continuation.onTermination = { _ in handle.cancel() }
         handle.start(task)
         return stream
     }
 
-    private func continuation(of task: URLSessionTask) -> AsyncThrowingStream<StreamPart, any Error>.Continuation? {
+    /// The reader of `task`, having yielded the task's head to it if that was still to do.
+    private func reader(of task: URLSessionTask, ending: Bool = false) -> Reader? {
         lock.lock()
-        defer { lock.unlock() }
-        return streams[task.taskIdentifier]
-    }
-
-    func urlSession(
-        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
-    ) {
-        if let response = response as? HTTPURLResponse {
-            continuation(of: dataTask)?.yield(.response(response))
-        }
-        completionHandler(.allow)
+        let found = ending ? readers.removeValue(forKey: task.taskIdentifier) : readers[task.taskIdentifier]
+        let head = found?.hasHead == false ? task.response as? HTTPURLResponse : nil
+        if head != nil, !ending { readers[task.taskIdentifier]?.hasHead = true }
+        lock.unlock()
+        if let head { found?.continuation.yield(.response(head)) }
+        return found
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        continuation(of: dataTask)?.yield(.data(data))
+        reader(of: dataTask)?.continuation.yield(.data(data))
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        lock.lock()
-        let continuation = streams.removeValue(forKey: task.taskIdentifier)
-        lock.unlock()
+        guard let reader = reader(of: task, ending: true) else { return }
         if let error {
-            continuation?.finish(throwing: HTTPExchange.clientError(error))
+            reader.continuation.finish(throwing: HTTPExchange.clientError(error))
         } else {
-            continuation?.finish()
+            reader.continuation.finish()
         }
     }
 }

@@ -10,11 +10,14 @@ struct CommandRun {
     var output: String
     var errors: String
 
-    /// Runs the built executable with `arguments`, `environment` (PATH only besides) and `input`
-    /// on standard input; kills it after `timeout` seconds.
-    init(_ arguments: [String], environment: [String: String] = [:], input: String = "", timeout: Double = 20) throws {
+    /// Runs the built executable (or `shell`) with `arguments`, `environment` (PATH only
+    /// besides) and `input` on standard input; kills it after `timeout` seconds.
+    init(
+        _ arguments: [String], shell: String? = nil, environment: [String: String] = [:], input: String = "",
+        timeout: Double = 20
+    ) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try ServerProcess.binary())
+        process.executableURL = URL(fileURLWithPath: try shell ?? ServerProcess.binary())
         process.arguments = arguments
         process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }
         let stdin = Pipe()
