@@ -14,11 +14,12 @@ COPY Fuzz ./Fuzz
 RUN swift build -c release --static-swift-stdlib --product overlayd \
     && install -D "$(swift build -c release --show-bin-path)/overlayd" /out/overlayd
 
-# Run stage: Debian slim, the libmicrohttpd and SQLite runtimes, a non-root user.
+# Run stage: Debian slim, the libmicrohttpd and SQLite runtimes, libcurl (the binary links it
+# for the URLSession of `overlayd post` and `watch`: without it nothing starts), a non-root user.
 FROM debian:bookworm-slim
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get -q update \
-    && apt-get -q install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 \
+    && apt-get -q install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 libcurl4 \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /var/lib/overlayd --shell /usr/sbin/nologin overlayd \
     && install -d -o overlayd -g overlayd /var/lib/overlayd

@@ -172,3 +172,35 @@ struct FallbackTests {
         #expect(!proxy.requests.contains { $0.contains("wait=") })
     }
 }
+
+/// A stream cut on the way (the server still up): the reader reconnects with `Last-Event-ID`,
+/// and what it yields next is only what is new.
+@Suite("OverlayClient reconnection")
+struct ReconnectionTests {
+    @Test func reconnectsWithLastEventID() async throws {
+        let server = try ServerProcess(["--clock", "manual", "--ephemeral"])
+        let proxy = try TestProxy(upstream: server.port, events: .pass)
+        let collector = Collector(
+            OverlayClient(url: proxy.url, configuration: UpdatesTests.configuration(.events)).events())
+        defer { collector.task.cancel() }
+        let writer = OverlayClient(url: server.url)
+        _ = try await writer.post("before the cut", kind: .sending)
+        let before = try await writer.overlay()
+        #expect(await eventually { collector.hasReached(before) })
+        // The first stream too starts after the overlay the GET before it gave.
+        let first = try #require(proxy.requestHeads.first { $0.contains("/events") })
+        #expect(first.lowercased().contains("last-event-id: \(collector.overlays[0].version)\r\n"), "\(first)")
+
+        proxy.cutStreams()
+        #expect(await eventually { proxy.requests.filter { $0.contains("/events") }.count == 2 })
+        let again = try #require(proxy.requestHeads.last { $0.contains("/events") })
+        #expect(again.lowercased().contains("last-event-id: \(before.version)\r\n"), "\(again)")
+        #expect(collector.disconnections.count == 1)
+        #expect(collector.overlays.count { $0.version == before.version } == 1)
+
+        _ = try await writer.advanceClock(by: 0.25)
+        let after = try await writer.overlay()
+        #expect(await eventually { collector.hasReached(after) })
+        #expect(collector.problems(restarts: 0).isEmpty, "\(collector.problems(restarts: 0))")
+    }
+}

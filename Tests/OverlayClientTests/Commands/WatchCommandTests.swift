@@ -12,12 +12,13 @@ import Testing
 @Suite(
     "overlayd watch under tmux", .enabled(if: Tmux.executable != nil, "tmux is not installed (apt-get install tmux)"))
 struct WatchCommandTests {
-    /// The shell line tmux runs: a marker to find again after Ctrl-C, then watch, then its status.
-    /// The shell traps SIGINT so that it outlives watch's Ctrl-C and prints the status.
+    /// The shell line tmux runs: a marker to find again after Ctrl-C, then watch, then its status
+    /// (the pane stays once the shell has ended). The shell traps SIGINT so that it outlives
+    /// watch's Ctrl-C and prints the status.
     static func command(_ url: URL, environment: String) throws -> String {
         let binary = try ServerProcess.binary()
         return "env \(environment) sh -c 'trap true INT; echo the shell screen; '"
-            + "'\(binary) watch --url \(url.absoluteString); echo watch exited $?; sleep 60'"
+            + "'\(binary) watch --url \(url.absoluteString); echo watch exited $?'"
     }
 
     static func rows(_ screen: String) -> [Substring] {

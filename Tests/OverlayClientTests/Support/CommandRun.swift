@@ -28,14 +28,18 @@ struct CommandRun {
         process.standardError = stderr
         let outLog = OutputLog()
         let errLog = OutputLog()
+        // Each reader signals when it has read to the end: only then is the output whole.
+        let drained = DispatchGroup()
         for (pipe, log) in [(stdout, outLog), (stderr, errLog)] {
             let handle = pipe.fileHandleForReading
+            drained.enter()
             Thread.detachNewThread {
                 while true {
                     let data = handle.availableData
-                    if data.isEmpty { return }
+                    if data.isEmpty { break }
                     log.append(data)
                 }
+                drained.leave()
             }
         }
         try process.run()
@@ -45,7 +49,7 @@ struct CommandRun {
         while process.isRunning, Date() < deadline { usleep(5_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-        usleep(20_000)
+        _ = drained.wait(timeout: .now() + 5)
         status = process.terminationStatus
         output = outLog.text
         errors = errLog.text

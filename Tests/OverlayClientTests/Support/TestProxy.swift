@@ -5,10 +5,11 @@ import Foundation
 #endif
 
 /// A loopback HTTP proxy in front of overlayd that passes every request on (one per connection)
-/// except event streams, which it either holds without a byte (a proxy that buffers them) or
-/// refuses with 404: the two ways streaming fails on the way to a server.
+/// and event streams either too (and can cut them), or holds them without a byte (a proxy that
+/// buffers them), or refuses them with 404: the two ways streaming fails on the way to a server.
 final class TestProxy: @unchecked Sendable {
     enum Events {
+        case pass
         case stall
         case notFound
     }
@@ -19,10 +20,25 @@ final class TestProxy: @unchecked Sendable {
     private let events: Events
     private let lock = NSLock()
     private var held: [Int32] = []
-    private var paths: [String] = []
+    private var heads: [String] = []
+    /// Both sockets of each event stream passed on.
+    private var streams: [(Int32, Int32)] = []
+
+    /// The requests' heads seen so far, in order.
+    var requestHeads: [String] { lock.withLock { heads } }
 
     /// The request lines' paths seen so far, in order.
-    var requests: [String] { lock.withLock { paths } }
+    var requests: [String] {
+        requestHeads.map { $0.split(separator: " ").dropFirst().first.map(String.init) ?? "" }
+    }
+
+    /// Cuts every event stream passed on so far, as a network failure would.
+    func cutStreams() {
+        for (client, server) in lock.withLock({ streams }) {
+            shutdown(client, Int32(SHUT_RDWR))
+            shutdown(server, Int32(SHUT_RDWR))
+        }
+    }
 
     init(upstream: Int, events: Events) throws {
         self.upstream = upstream
@@ -81,9 +97,11 @@ final class TestProxy: @unchecked Sendable {
         }
         let head = String(decoding: request, as: UTF8.self)
         let path = head.split(separator: " ").dropFirst().first.map(String.init) ?? ""
-        lock.withLock { paths.append(path) }
-        if path.contains("/events") {
+        lock.withLock { heads.append(head) }
+        if path.contains("/events"), events != .pass {
             switch events {
+            case .pass:
+                break
             case .stall:
                 lock.withLock { held.append(client) }
             case .notFound:
@@ -96,14 +114,18 @@ final class TestProxy: @unchecked Sendable {
             }
             return
         }
-        relay(request, from: client)
+        relay(request, from: client, stream: path.contains("/events"))
     }
 
     /// Passes the request on with `Connection: close` and the answer back, then closes both.
-    private func relay(_ request: [UInt8], from client: Int32) {
-        defer { close(client) }
+    private func relay(_ request: [UInt8], from client: Int32, stream: Bool) {
         let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(server) }
+        if stream { lock.withLock { streams.append((client, server)) } }
+        defer {
+            lock.withLock { streams.removeAll { $0 == (client, server) } }
+            close(client)
+            close(server)
+        }
         var address = Self.loopback(port: UInt16(upstream))
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {

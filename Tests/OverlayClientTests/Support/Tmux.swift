@@ -23,6 +23,8 @@ final class Tmux: @unchecked Sendable {
         // The server this starts keeps the client's stdout: a pipe there would never reach its end.
         try run(
             ["new-session", "-d", "-s", "watch", "-x", String(columns), "-y", String(rows), command], output: false)
+        // The pane stays, with what it showed last, once its command has ended.
+        try run(["set-option", "-t", "watch", "remain-on-exit", "on"])
         if let pid = pid_t(
             try run(["display-message", "-p", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines))
         {
