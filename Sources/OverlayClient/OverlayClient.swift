@@ -41,6 +41,7 @@ public final class OverlayClient: Sendable {
         public var longPollWait: Double = 30
         public var transport: Transport = .automatic
 
+        /// The defaults: each can be changed on the value.
         public init() {}
     }
 
@@ -53,6 +54,8 @@ public final class OverlayClient: Sendable {
     public let configuration: Configuration
     let session: URLSession
 
+    /// A client of the server at `url` (its base: `http://host:port`, or a prefix a proxy serves
+    /// it under), sending `token` as a bearer token, on `channel` (nil: `default`).
     public init(url: URL, token: String? = nil, channel: String? = nil, configuration: Configuration = Configuration())
     {
         self.url = url

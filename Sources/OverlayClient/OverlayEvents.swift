@@ -11,11 +11,11 @@ extension OverlayClient {
     ///
     /// It follows `/events` and reconnects on its own (with `Last-Event-ID`, after the server's
     /// `retry:` delay, doubling on each failure in a row up to `maximumReconnectDelay`), falls back
-    /// to long-poll where streaming does not work, and never yields a version twice or an older one.
-    /// A server that started afresh (`--ephemeral`), found on reconnecting, is followed from its
-    /// current overlay on. It ends when the task is cancelled, closing its connection, and throws
-    /// only what retrying cannot mend (401, 403, a channel name the server refuses, an answer that
-    /// is not an overlay).
+    /// to long-poll where streaming does not work, and never yields a version twice, nor one older
+    /// than the last while the server keeps its state. A server that started afresh
+    /// (`--ephemeral`: versions from 0 again), found on reconnecting, is followed from its current
+    /// overlay on. It ends when the task is cancelled, closing its connection, and throws only what
+    /// retrying cannot mend (400, 401, 403, 404, an answer that is not an overlay).
     public func updates() -> OverlayUpdates {
         OverlayUpdates(events: events())
     }
@@ -32,6 +32,7 @@ public struct OverlayUpdates: AsyncSequence, Sendable {
 
     let events: OverlayEvents
 
+    /// Reads the overlays of one connection's events.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var events: OverlayEvents.AsyncIterator
 
@@ -58,6 +59,7 @@ public struct OverlayEvents: AsyncSequence, Sendable {
     /// server's own streams do: every overlay is a whole state, so the newest is what matters.
     static let buffered = 64
 
+    /// Reads the events of one connection, opened when the iterator is made.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: AsyncThrowingStream<OverlayEvent, any Error>.AsyncIterator
 
