@@ -156,6 +156,22 @@ struct WatchLinesTests {
     }
 }
 
+/// What retrying cannot mend ends watch with the server's reason, status 2 for a refusal.
+@Suite("overlayd watch refused")
+struct WatchRefusedTests {
+    @Test func withoutTheReadToken() throws {
+        let server = try ServerProcess(
+            ["--clock", "manual", "--ephemeral"], environment: ["OVERLAYD_READ_TOKEN": "watch-token"])
+        let refused = try CommandRun(["watch", "--url", server.url.absoluteString])
+        #expect(refused.status == 2)
+        #expect(refused.errors.contains("overlayd watch:"))
+        #expect(refused.errors.lowercased().contains("token"), "\(refused.errors)")
+        let usage = try CommandRun(["watch", "now"])
+        #expect(usage.status == 2)
+        #expect(usage.errors.contains("watch takes no operand"))
+    }
+}
+
 enum Files {
     static func size(_ path: String) -> Int? {
         (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
