@@ -156,9 +156,10 @@ public final class OverlayClient: Sendable {
     func endpoint(_ path: String, query: [URLQueryItem] = [], channelled: Bool = true) -> URL {
         var prefix = ""
         if channelled, let channel, channel != "default" {
-            var allowed = CharacterSet.alphanumerics
-            allowed.insert(charactersIn: "-._~")
-            prefix = "/channels/" + (channel.addingPercentEncoding(withAllowedCharacters: allowed) ?? channel)
+            // Unreserved ASCII only: any other name reaches the server escaped, and it says why not.
+            let allowed = CharacterSet(
+                charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+            prefix = "/channels/" + (channel.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
         }
         var base = url.absoluteString
         while base.hasSuffix("/") { base.removeLast() }

@@ -141,9 +141,13 @@ struct ClientCallTests {
         #expect(try await ci.overlay().label?.text == "Build passed")
         #expect(try await client.overlay().message == nil)
         #expect(try await ci.messages().count == 1)
-        let bad = OverlayClient(url: server.url, channel: "no spaces")
-        let error = await #expect(throws: OverlayClientError.self) { try await bad.overlay() }
-        #expect(error?.status == 400 || error?.status == 404)
+        // A name the server does not take is escaped and refused, never sent somewhere else: 400,
+        // or 404 where an escaped slash makes another path.
+        for (name, status) in [("no spaces", 400), ("café", 400), ("a/b", 404), ("../messages", 404)] {
+            let bad = OverlayClient(url: server.url, channel: name)
+            let error = await #expect(throws: OverlayClientError.self, "\(name)") { try await bad.overlay() }
+            #expect(error?.status == status, "\(name): \(String(describing: error))")
+        }
     }
 
     /// A base URL with a trailing slash names the same server.
