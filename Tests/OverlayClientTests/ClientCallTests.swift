@@ -9,8 +9,8 @@ struct ClientCallTests {
     let server: ServerProcess
     let client: OverlayClient
 
-    init() throws {
-        server = try ServerProcess(["--clock", "manual", "--ephemeral"])
+    init() async throws {
+        server = try await ServerProcess.start(["--clock", "manual", "--ephemeral"])
         client = OverlayClient(url: server.url)
     }
 
@@ -159,7 +159,7 @@ struct ClientCallTests {
     /// Nothing listening: `unreachable`, not a refusal.
     @Test func unreachable() async throws {
         let port = server.port
-        server.stop()
+        await server.stop()
         let gone = OverlayClient(url: URL(string: "http://127.0.0.1:\(port)")!)
         let error = await #expect(throws: OverlayClientError.self) { try await gone.overlay() }
         guard case .unreachable(let reason)? = error else {
@@ -174,7 +174,7 @@ struct ClientCallTests {
 @Suite("OverlayClient tokens")
 struct ClientTokenTests {
     @Test func tokenIsSentAndItsAbsenceRefused() async throws {
-        let server = try ServerProcess(
+        let server = try await ServerProcess.start(
             ["--clock", "manual", "--ephemeral"], environment: ["OVERLAYD_TOKEN": "s3cret-token"])
         let anonymous = OverlayClient(url: server.url)
         let error = await #expect(throws: OverlayClientError.self) { try await anonymous.post("hi") }

@@ -20,7 +20,7 @@ struct EventStreamParserTests {
     }
 
     /// What overlayd sends: `retry:`, then `event: overlay`, `id:`, `data:`, and heartbeats.
-    @Test func overlaydStream() throws {
+    @Test func overlaydStream() async throws {
         let stream =
             "retry: 1000\n\nevent: overlay\nid: 7\ndata: {\"version\":7}\n\n: heartbeat\n\n"
             + "event: overlay\nid: 8\ndata: {\"version\":8}\n\n"
@@ -37,7 +37,7 @@ struct EventStreamParserTests {
 
     /// Cut anywhere, and with any line ending, the same stream gives the same events.
     @Test(arguments: ["\n", "\r", "\r\n"])
-    func everySplit(newline: String) throws {
+    func everySplit(newline: String) async throws {
         let stream = [
             "\u{FEFF}retry: 250", "", ": comment", "event: overlay", "id: 1", "data: first", "data:  second", "",
             "data", "", "id: 2", "data:x", "", "",
@@ -57,7 +57,7 @@ struct EventStreamParserTests {
     }
 
     /// A CR at the end of one piece and an LF at the start of the next are one line end, not two.
-    @Test func carriageReturnAcrossPieces() throws {
+    @Test func carriageReturnAcrossPieces() async throws {
         var parser = EventStreamParser()
         #expect(try parser.feed(Array("data: a\r".utf8)).isEmpty)
         #expect(try parser.feed(Array("\ndata: b\r".utf8)).isEmpty)
@@ -65,20 +65,20 @@ struct EventStreamParserTests {
     }
 
     /// No data, no event: a blank line after only `event:` or `id:` dispatches nothing.
-    @Test func noDataNoEvent() throws {
+    @Test func noDataNoEvent() async throws {
         let (events, parser) = try Self.parse("event: overlay\n\nid: 5\n\n")
         #expect(events.isEmpty)
         #expect(parser.lastEventID == "5")
     }
 
     /// An event cut off before its blank line is not dispatched.
-    @Test func unfinishedEvent() throws {
+    @Test func unfinishedEvent() async throws {
         let (events, _) = try Self.parse("event: overlay\ndata: {\"version\":9}\n")
         #expect(events.isEmpty)
     }
 
     /// `retry:` that is not all digits is ignored; an `id` with NUL is ignored; unknown fields too.
-    @Test func ignoredFields() throws {
+    @Test func ignoredFields() async throws {
         let (events, parser) = try Self.parse("retry: 1s\nretry: -5\nid: a\0b\nfoo: bar\ndata: d\n\n")
         #expect(parser.retry == nil)
         #expect(parser.lastEventID == nil)
@@ -86,7 +86,7 @@ struct EventStreamParserTests {
     }
 
     /// A byte-order mark only counts at the very start; elsewhere it is data.
-    @Test func byteOrderMark() throws {
+    @Test func byteOrderMark() async throws {
         let (events, _) = try Self.parse("data: \u{FEFF}x\n\n")
         #expect(events.first?.data == "\u{FEFF}x")
         // Two bytes of a mark and then other bytes: all of them are the first line's.
@@ -96,7 +96,7 @@ struct EventStreamParserTests {
     }
 
     /// A line without end beyond the limit is an error, not memory without bound.
-    @Test func lineTooLong() throws {
+    @Test func lineTooLong() async throws {
         var parser = EventStreamParser()
         let piece = [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 16)
         #expect(throws: EventStreamParser.LineTooLong.self) {

@@ -68,7 +68,7 @@ struct InterpolationCrossCheckTests {
 
     /// Slide-in, rotation out and in, hide: a message with a progress bar on the default server.
     @Test func slideRotationHide() async throws {
-        let server = try ServerProcess(["--clock", "manual", "--ephemeral"])
+        let server = try await ServerProcess.start(["--clock", "manual", "--ephemeral"])
         let client = OverlayClient(url: server.url)
         var compared = 0
 
@@ -102,7 +102,7 @@ struct InterpolationCrossCheckTests {
     @Test func easedFade() async throws {
         let directory = try TemporaryDirectory()
         let configuration = try directory.write("fade.json", #"{"showStyle": "fade", "curve": "easeInOut"}"#)
-        let server = try ServerProcess(["--clock", "manual", "--ephemeral", "--config", configuration])
+        let server = try await ServerProcess.start(["--clock", "manual", "--ephemeral", "--config", configuration])
         let client = OverlayClient(url: server.url)
         _ = try await client.setClock(to: 3.5)
         _ = try await client.post("Sent", kind: .sent, progress: 1)

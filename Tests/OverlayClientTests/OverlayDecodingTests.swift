@@ -24,7 +24,7 @@ struct OverlayDecodingTests {
         try JSONDecoder().decode(Overlay.self, from: Data(json.utf8))
     }
 
-    @Test func example() throws {
+    @Test func example() async throws {
         let overlay = try Self.decode(Self.example)
         #expect(overlay.version == 7)
         #expect(overlay.now == 1.125)
@@ -47,7 +47,7 @@ struct OverlayDecodingTests {
     }
 
     /// Members and names this client does not know yet decode instead of failing.
-    @Test func newerServer() throws {
+    @Test func newerServer() async throws {
         var json = Self.example.replacingOccurrences(of: "\"phase\": \"showing\"", with: "\"phase\": \"bouncing\"")
         json = json.replacingOccurrences(of: "\"kind\": \"sending\"", with: "\"kind\": \"warning\"")
         json = json.replacingOccurrences(
@@ -63,7 +63,7 @@ struct OverlayDecodingTests {
     }
 
     /// The status bar and `held`, as servers that model the status bar send them.
-    @Test func statusBarAndHeld() throws {
+    @Test func statusBarAndHeld() async throws {
         let json = Self.example.replacingOccurrences(
             of: "\"queued\": 2,",
             with: """
@@ -87,20 +87,20 @@ struct OverlayDecodingTests {
 
     /// A member the overlay needs that is missing, or of the wrong type, fails the decoding.
     @Test(arguments: ["\"version\": 7,", "\"phase\": \"showing\","])
-    func missingMember(member: String) throws {
+    func missingMember(member: String) async throws {
         #expect(throws: DecodingError.self) {
             try Self.decode(Self.example.replacingOccurrences(of: member, with: ""))
         }
     }
 
-    @Test func wrongType() throws {
+    @Test func wrongType() async throws {
         #expect(throws: DecodingError.self) {
             try Self.decode(Self.example.replacingOccurrences(of: "\"alpha\": 1", with: "\"alpha\": \"1\""))
         }
     }
 
     /// Encoding and decoding again gives the same overlay.
-    @Test func roundTrip() throws {
+    @Test func roundTrip() async throws {
         let overlay = try Self.decode(Self.example)
         let again = try JSONDecoder().decode(Overlay.self, from: JSONEncoder().encode(overlay))
         #expect(again == overlay)

@@ -30,7 +30,7 @@ struct ReadmeExampleTests {
         .deletingLastPathComponent()
 
     /// The example in the README is the one compiled above.
-    @Test func exampleIsTheCompiledOne() throws {
+    @Test func exampleIsTheCompiledOne() async throws {
         let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
         let section = try #require(readme.components(separatedBy: "## From Swift").dropFirst().first)
         let block = try #require(
@@ -49,7 +49,7 @@ struct ReadmeExampleTests {
 
     /// It runs to its end (the overlay hides) against a server on the real clock.
     @Test func exampleRuns() async throws {
-        let server = try ServerProcess(["--ephemeral"])
+        let server = try await ServerProcess.start(["--ephemeral"])
         try await readmeExample(server.url.absoluteString)
         let overlay = try await OverlayClient(url: server.url).overlay()
         #expect(overlay.phase == .hidden)
@@ -70,7 +70,7 @@ struct ReadmeTerminalTests {
         let lines = block.split(separator: "\n").map(String.init).filter { $0.contains("overlayd post") }
         #expect(lines.count == 5)
 
-        let server = try ServerProcess(["--clock", "manual", "--ephemeral"])
+        let server = try await ServerProcess.start(["--clock", "manual", "--ephemeral"])
         let directory = URL(fileURLWithPath: try ServerProcess.binary()).deletingLastPathComponent().path
         for line in lines {
             var command = line.components(separatedBy: "  #").first!.trimmingCharacters(in: .whitespaces)
@@ -80,7 +80,7 @@ struct ReadmeTerminalTests {
             } else {
                 command += " --url \(server.url.absoluteString)"
             }
-            let run = try CommandRun(
+            let run = try await CommandRun.run(
                 ["-c", command], shell: "/bin/sh", environment: ["PATH": "\(directory):/usr/bin:/bin"])
             #expect(run.status == 0, "\(command): \(run.errors)")
             #expect(Int(run.output.trimmingCharacters(in: .whitespacesAndNewlines)) != nil, "\(command): \(run.output)")

@@ -9,8 +9,8 @@ struct PostCommandTests {
     let server: ServerProcess
     let client: OverlayClient
 
-    init() throws {
-        server = try ServerProcess(["--clock", "manual", "--ephemeral"])
+    init() async throws {
+        server = try await ServerProcess.start(["--clock", "manual", "--ephemeral"])
         client = OverlayClient(url: server.url)
     }
 
@@ -18,7 +18,7 @@ struct PostCommandTests {
 
     /// Every option reaches the server; the id is printed alone on stdout.
     @Test func postsWithEveryOption() async throws {
-        let run = try CommandRun([
+        let run = try await CommandRun.run([
             "post", "Downloading…", "--kind", "progress", "--progress=0.25", "--key", "dl-7", "--duration", "9",
             "--immediate", "--url", url,
         ])
@@ -34,7 +34,7 @@ struct PostCommandTests {
         #expect(message.immediate == true)
 
         // The key again, without a text: the same message, updated.
-        let update = try CommandRun(["post", "--key", "dl-7", "--progress", "0.5", "--url", url])
+        let update = try await CommandRun.run(["post", "--key", "dl-7", "--progress", "0.5", "--url", url])
         #expect(update.status == 0, "\(update.errors)")
         #expect(update.output == "1\n")
         #expect(try await client.message(1).progress == 0.5)
@@ -42,7 +42,7 @@ struct PostCommandTests {
 
     /// TEXT `-` is standard input.
     @Test func textFromStandardInput() async throws {
-        let run = try CommandRun(["post", "-", "--url", url, "--kind", "sent"], input: "Build 42 passed\n")
+        let run = try await CommandRun.run(["post", "-", "--url", url, "--kind", "sent"], input: "Build 42 passed\n")
         #expect(run.status == 0, "\(run.errors)")
         let message = try await client.message(Int(run.output.trimmingCharacters(in: .whitespacesAndNewlines))!)
         #expect(message.text == "Build 42 passed")
@@ -51,7 +51,7 @@ struct PostCommandTests {
 
     /// A channel's message goes to that channel.
     @Test func channel() async throws {
-        let run = try CommandRun(["post", "Deployed", "--channel", "ops", "--url", url])
+        let run = try await CommandRun.run(["post", "Deployed", "--channel", "ops", "--url", url])
         #expect(run.status == 0, "\(run.errors)")
         #expect(try await OverlayClient(url: server.url, channel: "ops").overlay().label?.text == "Deployed")
         #expect(try await client.overlay().message == nil)
@@ -59,7 +59,7 @@ struct PostCommandTests {
 
     /// A refusal: the server's message and field on stderr, status 2, nothing posted.
     @Test func refusal() async throws {
-        let run = try CommandRun(["post", "Too far", "--progress", "1.5", "--url", url])
+        let run = try await CommandRun.run(["post", "Too far", "--progress", "1.5", "--url", url])
         #expect(run.status == 2)
         #expect(run.output.isEmpty)
         #expect(run.errors.contains("progress"))
@@ -68,26 +68,26 @@ struct PostCommandTests {
     }
 
     /// Nothing listening: status 1, and the URL it tried.
-    @Test func unreachable() throws {
+    @Test func unreachable() async throws {
         let port = server.port
-        server.stop()
-        let run = try CommandRun(["post", "anyone?", "--url", "http://127.0.0.1:\(port)"])
+        await server.stop()
+        let run = try await CommandRun.run(["post", "anyone?", "--url", "http://127.0.0.1:\(port)"])
         #expect(run.status == 1)
         #expect(run.errors.contains("http://127.0.0.1:\(port) cannot be reached: connection refused"))
     }
 
     /// The token comes from OVERLAYD_TOKEN or --token; without it the server refuses (2).
     @Test func token() async throws {
-        let guarded = try ServerProcess(
+        let guarded = try await ServerProcess.start(
             ["--clock", "manual", "--ephemeral"], environment: ["OVERLAYD_TOKEN": "post-token-1"])
         let target = guarded.url.absoluteString
-        let refused = try CommandRun(["post", "hi", "--url", target])
+        let refused = try await CommandRun.run(["post", "hi", "--url", target])
         #expect(refused.status == 2)
         #expect(refused.errors.contains("401 unauthorized"))
-        let fromEnvironment = try CommandRun(
+        let fromEnvironment = try await CommandRun.run(
             ["post", "hi", "--url", target], environment: ["OVERLAYD_TOKEN": "post-token-1"])
         #expect(fromEnvironment.status == 0, "\(fromEnvironment.errors)")
-        let fromFlag = try CommandRun(["post", "hi again", "--url", target, "--token", "post-token-1"])
+        let fromFlag = try await CommandRun.run(["post", "hi again", "--url", target, "--token", "post-token-1"])
         #expect(fromFlag.status == 0, "\(fromFlag.errors)")
         #expect(try await OverlayClient(url: guarded.url).messages().map(\.text) == ["hi", "hi again"])
     }
@@ -103,7 +103,7 @@ struct PostCommandTests {
         (["post", "x", "--url", "localhost:8080"], "--url must be an http:// or https:// URL"),
     ])
     func usageErrors(arguments: [String], reason: String) async throws {
-        let run = try CommandRun(
+        let run = try await CommandRun.run(
             arguments.contains("--url") ? arguments : ["post", "--url", url] + arguments.dropFirst())
         #expect(run.status == 2)
         #expect(run.errors.contains(reason), "\(run.errors)")
@@ -116,8 +116,8 @@ struct PostCommandTests {
 @Suite("overlayd command line")
 struct CommandLineTests {
     @Test(arguments: [["post", "--help"], ["watch", "--help"], ["help"], ["--help"], ["serve", "--help"]])
-    func help(arguments: [String]) throws {
-        let run = try CommandRun(arguments)
+    func help(arguments: [String]) async throws {
+        let run = try await CommandRun.run(arguments)
         #expect(run.status == 0)
         #expect(run.output.contains("usage: overlayd"))
         #expect(run.errors.isEmpty)
@@ -128,26 +128,26 @@ struct CommandLineTests {
     }
 
     /// A first argument that is neither a subcommand nor a flag is an error, not a server start.
-    @Test func unknownCommand() throws {
-        let run = try CommandRun(["publish", "hello"])
+    @Test func unknownCommand() async throws {
+        let run = try await CommandRun.run(["publish", "hello"])
         #expect(run.status == 2)
         #expect(run.errors.contains("unknown command \"publish\""))
     }
 
     /// Server flags with and without `serve` still reach the server's configuration.
-    @Test func serverFlags() throws {
-        #expect(try CommandRun(["--version"]).output.hasPrefix("overlayd "))
-        let bad = try CommandRun(["serve", "--port", "notaport"])
+    @Test func serverFlags() async throws {
+        #expect(try await CommandRun.run(["--version"]).output.hasPrefix("overlayd "))
+        let bad = try await CommandRun.run(["serve", "--port", "notaport"])
         #expect(bad.status == 2)
         #expect(bad.errors.contains("--port"))
-        let flagFirst = try CommandRun(["--clock", "sometimes"])
+        let flagFirst = try await CommandRun.run(["--clock", "sometimes"])
         #expect(flagFirst.status == 2)
         #expect(flagFirst.errors.contains("--clock"))
     }
 
     /// `overlayd serve …` serves.
     @Test func serve() async throws {
-        let server = try ServerProcess(["--clock", "manual", "--ephemeral"], subcommand: ["serve"])
+        let server = try await ServerProcess.start(["--clock", "manual", "--ephemeral"], subcommand: ["serve"])
         #expect(try await OverlayClient(url: server.url).overlay().version == 0)
     }
 }

@@ -153,7 +153,7 @@ struct StatusBarScreenTests {
 /// The command-line reader of `post` and `watch`.
 @Suite("command-line arguments")
 struct ArgumentsTests {
-    @Test func forms() throws {
+    @Test func forms() async throws {
         let arguments = try Arguments(
             ["--kind", "sent", "--progress=0.5", "-", "--immediate", "--", "--text"],
             options: ["--kind", "--progress"], switches: ["--immediate"])
@@ -172,7 +172,7 @@ struct ArgumentsTests {
     }
 
     @Test(arguments: ["nan", "inf", "1e999", "½", ""])
-    func notANumber(text: String) throws {
+    func notANumber(text: String) async throws {
         let arguments = try Arguments(["--progress", text], options: ["--progress"], switches: [])
         #expect(throws: UsageError.self) { try arguments.number("--progress") }
     }

@@ -12,13 +12,13 @@ import Testing
 @Suite(
     "overlayd watch under tmux", .enabled(if: Tmux.executable != nil, "tmux is not installed (apt-get install tmux)"))
 struct WatchCommandTests {
-    /// The shell line tmux runs: a marker to find again after Ctrl-C, then watch, then its status
-    /// (the pane stays once the shell has ended). The shell traps SIGINT so that it outlives
-    /// watch's Ctrl-C and prints the status.
+    /// The shell line tmux runs: a marker to find again after Ctrl-C, then watch, then its status.
+    /// The shell traps SIGINT so that it outlives watch's Ctrl-C and prints the status, then keeps
+    /// the pane alive (a dead pane's screen is not what the program left) until tmux is killed.
     static func command(_ url: URL, environment: String) throws -> String {
         let binary = try ServerProcess.binary()
         return "env \(environment) sh -c 'trap true INT; echo the shell screen; '"
-            + "'\(binary) watch --url \(url.absoluteString); echo watch exited $?'"
+            + "'\(binary) watch --url \(url.absoluteString); echo watch exited $?; exec sleep 30'"
     }
 
     static func rows(_ screen: String) -> [Substring] {
@@ -34,25 +34,26 @@ struct WatchCommandTests {
     @Test func drawsAndGivesTheScreenBack() async throws {
         let directory = try TemporaryDirectory()
         let configuration = try directory.write("fade.json", #"{"showStyle": "fade", "showDuration": 1.5}"#)
-        let server = try ServerProcess(["--clock", "manual", "--ephemeral", "--config", configuration])
+        let server = try await ServerProcess.start(["--clock", "manual", "--ephemeral", "--config", configuration])
         let client = OverlayClient(url: server.url)
-        let tmux = try Tmux(try Self.command(server.url, environment: "COLORTERM=truecolor"), columns: 100, rows: 12)
+        let tmux = try await Tmux.start(
+            try Self.command(server.url, environment: "COLORTERM=truecolor"), columns: 100, rows: 12)
 
-        #expect(await eventually { tmux.screen().contains("default · v0 · hidden") }, "\(tmux.screen())")
-        #expect(tmux.pane("#{alternate_on} #{cursor_flag}") == "1 0")
-        #expect(!tmux.screen().contains("the shell screen"))
+        #expect(await eventually { await tmux.screen().contains("default · v0 · hidden") }, "\(tmux.lastScreen)")
+        #expect(await tmux.pane("#{alternate_on} #{cursor_flag}") == "1 0")
+        #expect(await tmux.screen().contains("the shell screen") == false)
         let recording = directory.path + "/output"
-        try tmux.record(to: recording)
+        try await tmux.record(to: recording)
 
         _ = try await client.post("Uploading photo", kind: .progress, progress: 0.5)
-        #expect(await eventually { tmux.screen().contains("Uploading photo") }, "\(tmux.screen())")
-        #expect(await eventually { Self.blocks(tmux.screen()) == 50 }, "\(tmux.screen())")
+        #expect(await eventually { await tmux.screen().contains("Uploading photo") }, "\(tmux.lastScreen)")
+        #expect(await eventually { Self.blocks(await tmux.screen()) == 50 }, "\(tmux.lastScreen)")
         // The fade ends 1.5 s after the post (on this machine's clock): then at full colour.
         #expect(
-            await eventually { tmux.screen(escapes: true).contains("48;2;0;122;255m") },
-            "\(tmux.screen(escapes: true))")
-        #expect(tmux.screen(escapes: true).contains("38;2;255;255;255m"))
-        let rows = Self.rows(tmux.screen())
+            await eventually { await tmux.screen(escapes: true).contains("48;2;0;122;255m") },
+            "\(tmux.lastScreen)")
+        #expect(await tmux.screen(escapes: true).contains("38;2;255;255;255m"))
+        let rows = Self.rows(await tmux.screen())
         #expect(rows.count >= 3 && rows[1].contains("Uploading photo") && rows[2].hasPrefix("█"))
         #expect(rows.last { !$0.isEmpty }?.contains("v1 · showing · progress #1 · 50%") == true)
 
@@ -62,55 +63,56 @@ struct WatchCommandTests {
         #expect(shades.count >= 5, "only \(shades.sorted()) drawn during the fade")
 
         // Once nothing moves, nothing is written.
-        usleep(200_000)
+        try await Task.sleep(nanoseconds: 200_000_000)
         let still = Files.size(recording)
-        usleep(1_000_000)
+        try await Task.sleep(nanoseconds: 1_000_000_000)
         #expect(Files.size(recording) == still)
 
-        try tmux.resize(columns: 60, rows: 10)
-        #expect(await eventually { Self.blocks(tmux.screen()) == 30 }, "\(tmux.screen())")
+        try await tmux.resize(columns: 60, rows: 10)
+        #expect(await eventually { Self.blocks(await tmux.screen()) == 30 }, "\(tmux.lastScreen)")
 
         _ = try await client.post("Upload failed", kind: .failed, immediate: true)
-        #expect(await eventually { tmux.screen().contains("Upload failed") }, "\(tmux.screen())")
-        #expect(!tmux.screen().contains("Uploading photo"))
-        #expect(Self.blocks(tmux.screen()) == 0)
-        #expect(await eventually { tmux.screen(escapes: true).contains("48;2;255;59;48m") })
+        #expect(await eventually { await tmux.screen().contains("Upload failed") }, "\(tmux.lastScreen)")
+        #expect(await tmux.screen().contains("Uploading photo") == false)
+        #expect(Self.blocks(await tmux.screen()) == 0)
+        #expect(await eventually { await tmux.screen(escapes: true).contains("48;2;255;59;48m") })
 
-        try tmux.keys("C-c")
-        #expect(await eventually { tmux.screen().contains("watch exited 0") }, "\(tmux.screen())")
-        #expect(tmux.screen().contains("the shell screen"))
-        #expect(!tmux.screen().contains("Upload failed"))
-        #expect(tmux.pane("#{alternate_on} #{cursor_flag}") == "0 1")
-        #expect(!tmux.screen(escapes: true).contains("48;2;"))
+        try await tmux.keys("C-c")
+        #expect(await eventually { await tmux.screen().contains("watch exited 0") }, "\(tmux.lastScreen)")
+        #expect(await tmux.screen().contains("the shell screen"), "\(tmux.lastScreen)")
+        #expect(await tmux.screen().contains("Upload failed") == false)
+        #expect(await tmux.pane("#{alternate_on} #{cursor_flag}") == "0 1", "\(tmux.lastScreen)")
+        #expect(await tmux.screen(escapes: true).contains("48;2;") == false)
     }
 
     /// Without COLORTERM: the palette's colours and the spinner; the server going away shows
     /// "reconnecting…", and its return the overlay again.
     @Test func paletteAndReconnection() async throws {
-        var server = try ServerProcess(["--clock", "manual", "--ephemeral"])
+        var server = try await ServerProcess.start(["--clock", "manual", "--ephemeral"])
         let port = server.port
-        let tmux = try Tmux(try Self.command(server.url, environment: "-u COLORTERM"), columns: 80, rows: 8)
-        #expect(await eventually { tmux.screen().contains("v0 · hidden") }, "\(tmux.screen())")
+        let tmux = try await Tmux.start(try Self.command(server.url, environment: "-u COLORTERM"), columns: 80, rows: 8)
+        #expect(await eventually { await tmux.screen().contains("v0 · hidden") }, "\(tmux.lastScreen)")
 
         _ = try await OverlayClient(url: server.url).post("Sending…", kind: .sending)
-        #expect(await eventually { tmux.screen().contains("Sending…") }, "\(tmux.screen())")
-        #expect(await eventually { tmux.screen(escapes: true).contains("48;5;234m") }, "\(tmux.screen(escapes: true))")
-        #expect(!tmux.screen(escapes: true).contains("48;2;"))
+        #expect(await eventually { await tmux.screen().contains("Sending…") }, "\(tmux.lastScreen)")
+        #expect(await eventually { await tmux.screen(escapes: true).contains("48;5;234m") }, "\(tmux.lastScreen)")
+        #expect(await tmux.screen(escapes: true).contains("48;2;") == false)
         let spinner = Set("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
-        #expect(tmux.screen().contains { spinner.contains($0) })
-        #expect(await eventually { tmux.screen().contains("v2 · visible") == false || true })
+        #expect(await tmux.screen().contains { spinner.contains($0) })
 
-        server.stop()
-        #expect(await eventually { tmux.screen().contains("reconnecting… (connection refused)") }, "\(tmux.screen())")
-        server = try ServerProcess(["--clock", "manual", "--ephemeral"], port: port)
+        await server.stop()
+        #expect(
+            await eventually { await tmux.screen().contains("reconnecting… (connection refused)") },
+            "\(tmux.lastScreen)")
+        server = try await ServerProcess.start(["--clock", "manual", "--ephemeral"], port: port)
         _ = try await OverlayClient(url: server.url).post("Back again", kind: .sent)
-        #expect(await eventually { tmux.screen().contains("Back again") }, "\(tmux.screen())")
-        #expect(!tmux.screen().contains("reconnecting"))
-        #expect(await eventually { tmux.screen(escapes: true).contains("48;5;77m") })
+        #expect(await eventually { await tmux.screen().contains("Back again") }, "\(tmux.lastScreen)")
+        #expect(await tmux.screen().contains("reconnecting") == false)
+        #expect(await eventually { await tmux.screen(escapes: true).contains("48;5;77m") })
 
-        try tmux.keys("C-c")
-        #expect(await eventually { tmux.screen().contains("watch exited 0") }, "\(tmux.screen())")
-        #expect(tmux.pane("#{alternate_on} #{cursor_flag}") == "0 1")
+        try await tmux.keys("C-c")
+        #expect(await eventually { await tmux.screen().contains("watch exited 0") }, "\(tmux.lastScreen)")
+        #expect(await tmux.pane("#{alternate_on} #{cursor_flag}") == "0 1", "\(tmux.lastScreen)")
     }
 
     /// The 24-bit backgrounds written, as "r;g;b".
@@ -125,48 +127,37 @@ struct WatchCommandTests {
 @Suite("overlayd watch without a terminal")
 struct WatchLinesTests {
     @Test func linePerChange() async throws {
-        let server = try ServerProcess(["--clock", "manual", "--ephemeral"])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try ServerProcess.binary())
-        process.arguments = ["watch", "--url", server.url.absoluteString]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        let log = OutputLog()
-        let handle = output.fileHandleForReading
-        Thread.detachNewThread {
-            while true {
-                let data = handle.availableData
-                if data.isEmpty { return }
-                log.append(data)
-            }
-        }
-        try process.run()
-        Children.started(process.processIdentifier)
+        let server = try await ServerProcess.start(["--clock", "manual", "--ephemeral"])
+        let directory = try TemporaryDirectory()
+        let pid = try Spawn.start(
+            try ServerProcess.binary(), ["watch", "--url", server.url.absoluteString],
+            environment: ["PATH": "/usr/bin:/bin"], output: directory.path + "/stdout")
+        Children.started(pid)
         defer {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            Children.ended(process.processIdentifier)
+            Spawn.end(pid)
+            Children.ended(pid)
         }
-        #expect(await eventually { log.text.contains("v0 hidden\n") })
+        #expect(await eventually { directory.read("stdout").contains("v0 hidden\n") })
         _ = try await OverlayClient(url: server.url).post("Hello there", kind: .info, progress: 0.3)
-        #expect(await eventually { log.text.contains("v1 showing info #1 \"Hello there\" 30%\n") }, "\(log.text)")
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        #expect(
+            await eventually { directory.read("stdout").contains("v1 showing info #1 \"Hello there\" 30%\n") },
+            "\(directory.read("stdout"))")
+        kill(pid, SIGINT)
+        #expect(try await offPool { Spawn.exitStatus(pid, within: 10) } == 0)
     }
 }
 
 /// What retrying cannot mend ends watch with the server's reason, status 2 for a refusal.
 @Suite("overlayd watch refused")
 struct WatchRefusedTests {
-    @Test func withoutTheReadToken() throws {
-        let server = try ServerProcess(
+    @Test func withoutTheReadToken() async throws {
+        let server = try await ServerProcess.start(
             ["--clock", "manual", "--ephemeral"], environment: ["OVERLAYD_READ_TOKEN": "watch-token"])
-        let refused = try CommandRun(["watch", "--url", server.url.absoluteString])
+        let refused = try await CommandRun.run(["watch", "--url", server.url.absoluteString])
         #expect(refused.status == 2)
         #expect(refused.errors.contains("overlayd watch:"))
         #expect(refused.errors.lowercased().contains("token"), "\(refused.errors)")
-        let usage = try CommandRun(["watch", "now"])
+        let usage = try await CommandRun.run(["watch", "now"])
         #expect(usage.status == 2)
         #expect(usage.errors.contains("watch takes no operand"))
     }

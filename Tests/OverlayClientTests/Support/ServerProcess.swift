@@ -15,51 +15,40 @@ struct TestFailure: Error, CustomStringConvertible {
 /// The built `overlayd` executable as a child process, on a free port (or on the port a previous
 /// one had, to restart it there): the client is tested against the real server, not its modules.
 final class ServerProcess: @unchecked Sendable {
-    let process = Process()
+    let pid: pid_t
     let port: Int
-    private let log = OutputLog()
+    /// Where its stderr goes.
+    private let directory: TemporaryDirectory
 
     var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
     /// What it wrote on stderr so far.
-    var errorText: String { log.text }
+    var errorText: String { directory.read("stderr") }
 
     /// `overlayd --port 0 …` (or `--port port`), waiting for its start-up line.
     init(_ arguments: [String], port: Int = 0, environment: [String: String] = [:], subcommand: [String] = []) throws {
-        process.executableURL = URL(fileURLWithPath: try Self.binary())
-        process.arguments = subcommand + ["--port", String(port), "--access-log=false"] + arguments
-        process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        Children.started(process.processIdentifier)
-        // Drained for the whole life of the process, so that it never blocks on a full pipe.
-        let handle = errors.fileHandleForReading
-        let log = log
-        Thread.detachNewThread {
-            while true {
-                let data = handle.availableData
-                if data.isEmpty { return }
-                log.append(data)
-            }
-        }
+        directory = try TemporaryDirectory()
+        pid = try Spawn.start(
+            try Self.binary(), subcommand + ["--port", String(port), "--access-log=false"] + arguments,
+            environment: ["PATH": "/usr/bin:/bin"].merging(environment) { $1 },
+            errors: directory.path + "/stderr")
+        Children.started(pid)
         let deadline = Date().addingTimeInterval(15)
         var found: Int?
-        while found == nil, Date() < deadline, process.isRunning {
-            found = Self.listeningPort(in: log.text)
+        while found == nil, Date() < deadline, Spawn.exitStatus(pid, within: 0) == nil {
+            found = Self.listeningPort(in: directory.read("stderr"))
             if found == nil { usleep(5_000) }
         }
         guard let found else {
-            process.terminate()
-            throw TestFailure(description: "overlayd did not start: \(log.text)")
+            Spawn.end(pid)
+            Children.ended(pid)
+            throw TestFailure(description: "overlayd did not start: \(directory.read("stderr"))")
         }
         self.port = found
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        Children.ended(process.processIdentifier)
+        Spawn.end(pid)
+        Children.ended(pid)
     }
 
     private static func listeningPort(in text: String) -> Int? {
@@ -69,10 +58,19 @@ final class ServerProcess: @unchecked Sendable {
         return Int(field.dropFirst("port=".count))
     }
 
+    /// `overlayd --port 0 …`, started off the shared pool.
+    static func start(
+        _ arguments: [String], port: Int = 0, environment: [String: String] = [:], subcommand: [String] = []
+    ) async throws -> ServerProcess {
+        try await offPool {
+            try ServerProcess(arguments, port: port, environment: environment, subcommand: subcommand)
+        }
+    }
+
     /// SIGTERM (a clean stop) or SIGKILL (a crash), then waits for the exit.
-    func stop(signal: Int32 = SIGTERM) {
-        kill(process.processIdentifier, signal)
-        process.waitUntilExit()
+    func stop(signal: Int32 = SIGTERM) async {
+        kill(pid, signal)
+        _ = try? await offPool { [pid] in Spawn.exitStatus(pid, within: 10) }
     }
 
     /// The built executable: `OVERLAYD_BINARY`, else next to the test bundle, else `.build/debug`.
@@ -112,15 +110,6 @@ enum Children {
     static func ended(_ pid: pid_t) {
         lock.withLock { _ = running.remove(pid) }
     }
-}
-
-/// Bytes a child writes, gathered by one thread and read by others.
-final class OutputLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var bytes = Data()
-
-    func append(_ data: Data) { lock.withLock { bytes.append(data) } }
-    var text: String { lock.withLock { String(decoding: bytes, as: UTF8.self) } }
 }
 
 /// A fresh temporary directory, removed with its contents when released.
@@ -185,8 +174,10 @@ enum Raw {
     }
 }
 
-/// Polls `condition` every 10 ms until it holds or `seconds` pass; answers whether it held.
-func eventually(within seconds: Double = 10, _ condition: () async throws -> Bool) async rethrows -> Bool {
+/// Polls `condition` every 10 ms until it holds or `seconds` pass; answers whether it held. The
+/// limit is generous: the whole test run shares two cores, and a condition that holds returns
+/// at once.
+func eventually(within seconds: Double = 30, _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if try await condition() { return true }
