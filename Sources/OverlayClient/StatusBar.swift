@@ -40,7 +40,8 @@ public struct StatusBar: Codable, Hashable, Sendable {
     }
 
     /// The status bar at `time`, from its animation: a fade moves `alpha` (offset 0), a slide
-    /// moves `offset` (alpha 1). Without an animation nothing moves.
+    /// moves `offset` (alpha 1 while it runs; a bar that has slid out is hidden, alpha 0, as the
+    /// server has it). Without an animation nothing moves.
     public func at(_ time: Double) -> StatusBar {
         guard let animation else { return self }
         var bar = self
@@ -51,7 +52,7 @@ public struct StatusBar: Codable, Hashable, Sendable {
             bar.offset = 0
         case .offset, .contentOffset:
             bar.offset = value
-            bar.alpha = 1
+            bar.alpha = hidden && !animation.isRunning(at: time) ? 0 : 1
         default:
             break
         }

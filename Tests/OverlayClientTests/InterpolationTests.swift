@@ -128,6 +128,13 @@ struct InterpolationTests {
             animation: Animation(property: .offset, from: -20, to: 0, start: 3, duration: 0.25))
         #expect(slide.at(3.0625).offset == -15)
         #expect(slide.at(3.0625).alpha == 1)
+        let slideOut = StatusBar(
+            style: .darkContent, hidden: true, alpha: 1, offset: 0, frame: frame,
+            animation: Animation(property: .offset, from: 0, to: -20, start: 3, duration: 0.25))
+        #expect(slideOut.at(3.125).offset == -10)
+        #expect(slideOut.at(3.125).alpha == 1)
+        #expect(slideOut.at(3.25).offset == -20)
+        #expect(slideOut.at(3.25).alpha == 0)
         var overlay = Self.overlay(animation: nil)
         overlay.statusBar = slide
         #expect(overlay.at(3.0625).statusBar?.offset == -15)
