@@ -68,6 +68,31 @@ struct ChannelTests {
         #expect(stream.nextBlock(timeout: 0.2) == nil)
     }
 
+    /// `GET /channels` counts a channel's readers as they come and go: event streams as
+    /// `subscribers`, long-polls waiting for its next version as `waiters`.
+    @Test func readersAreCounted() throws {
+        let live = try LiveServer()
+        #expect(try live.post("/channels/blue/messages", json: #"{"text": "hi"}"#).status == 202)
+        func counts() throws -> [Int?] {
+            let channel = try live.get("/channels/blue").json
+            return [channel["subscribers"]?.int, channel["waiters"]?.int]
+        }
+        #expect(try counts() == [0, 0])
+        let streams = try (0..<2).map { _ in try StreamClient.events(port: live.port, path: "/channels/blue/events") }
+        for stream in streams { #expect(stream.nextEvent() != nil) }
+        let version = try #require(try live.version("/channels/blue/overlay"))
+        let waiter = try StreamClient(port: live.port, path: "/channels/blue/overlay?wait=20&since=\(version)")
+        #expect(try live.waitForMetric("overlayd_long_poll_waiters", channel: "blue", toBe: 1))
+        #expect(try counts() == [2, 1])
+        let listed = try live.get("/channels").json["channels"]?.array?.first { $0["name"]?.string == "blue" }
+        #expect(listed?["subscribers"]?.int == 2 && listed?["waiters"]?.int == 1)
+        #expect(try live.post("/channels/blue/messages", json: #"{"text": "again"}"#).status == 202)
+        #expect(try waiter.response().status == 200)
+        for stream in streams { stream.close() }
+        #expect(try live.waitForMetric("overlayd_event_streams", channel: "blue", toBe: 0))
+        #expect(try counts() == [0, 0])
+    }
+
     /// A long-poll on a channel that does not exist, naming a version other than a new channel's
     /// 0, has nothing to wait for: it is a read, answered at once with the fresh overlay, and
     /// creates nothing (also when the channel limit is reached).

@@ -84,25 +84,32 @@ struct OpenAPITests {
         #expect(responses?["RateLimited"]?["headers"]?["Retry-After"] != nil)
     }
 
-    /// What the router lists at `GET /` (with every channel path also under `/channels/{name}`) is
-    /// exactly what the file documents, and every documented path answers OPTIONS.
+    /// The route table is exactly what the file documents (every channel row also under
+    /// `/channels/{name}`), writes document the bearer token and reads do not require it, and
+    /// every documented path answers OPTIONS.
     @Test func everyRouteIsDocumentedAndNothingElse() throws {
         let outline = try Self.outline()
-        let live = try LiveServer()
-        let endpoints = try live.get("/").json["endpoints"]?.array?.compactMap(\.string) ?? []
-        #expect(endpoints.contains("/channels/{name}/…"))
-        var routed: Set = ["GET /"]  // the index lists the others, not itself
-        for endpoint in endpoints where endpoint != "/channels/{name}/…" {
-            let parts = endpoint.split(separator: " ", maxSplits: 1).map(String.init)
-            #expect(parts.count == 2, "endpoint \(endpoint)")
-            routed.insert(endpoint)
-            if Self.channelPaths.contains(parts[1]) { routed.insert("\(parts[0]) /channels/{name}\(parts[1])") }
+        var routed: Set<String> = []
+        for route in OverlayService.routes {
+            routed.insert("\(route.method) \(route.path)")
+            if route.scope == .channel { routed.insert("\(route.method) /channels/{name}\(route.path)") }
         }
         let documented = Set(outline.operations.filter { $0.method != "OPTIONS" }.map { "\($0.method) \($0.path)" })
         #expect(routed.subtracting(documented).sorted() == [], "routed but not documented")
         #expect(documented.subtracting(routed).sorted() == [], "documented but not routed")
         for path in Set(outline.operations.map(\.path)) {
             #expect(outline.operations.contains { $0.path == path && $0.method == "OPTIONS" }, "\(path) has no OPTIONS")
+        }
+        #expect(Set(Self.channelPaths) == Set(OverlayService.routes.filter { $0.scope == .channel }.map(\.path)))
+        for route in OverlayService.routes {
+            let node = outline.root["paths"]?[route.path]?[route.method.lowercased()]
+            let security = node?["security"]?.children.map { $0.value ?? "" } ?? []
+            switch route.access {
+            case .open: #expect(security == [], "\(route.method) \(route.path) is open: security: []")
+            case .read:
+                #expect(security.contains("{}"), "\(route.method) \(route.path) needs no token unless configured")
+            case .write: #expect(!security.contains("{}"), "\(route.method) \(route.path) needs the write token")
+            }
         }
     }
 
