@@ -75,6 +75,13 @@ public enum ConfigurationLoader {
         }
 
         var configuration = ServiceConfiguration()
+        // Which source set each top-level key last, so that a later source winning is said, not
+        // silent (a variable baked into an image would otherwise hide a mounted file's value).
+        var setBy: [String: String] = [:]
+        func applied(_ key: String, by source: String) {
+            if let earlier = setBy[key] { configuration.overrides.append("\(key): \(source) overrides \(earlier)") }
+            setBy[key] = source
+        }
         if let configPath {
             let bytes = try readFile(configPath)
             let json: JSONValue
@@ -84,20 +91,26 @@ public enum ConfigurationLoader {
                 throw ConfigurationError(key: configPath, reason: "not valid JSON: \(error)")
             }
             try apply(json, to: &configuration)
+            if case .object(let members) = json {
+                for key in members.keys { setBy[key] = configPath }
+            }
         }
         for setting in settings {
             if let value = environment[setting.variable] {
                 try applyText(value, key: setting.key, source: setting.variable, to: &configuration)
+                applied(setting.key, by: setting.variable)
             }
         }
         for secret in secretVariables {
             if let value = environment[secret.variable] {
                 try applyText(value, key: secret.key, source: secret.variable, to: &configuration)
+                applied(secret.key, by: secret.variable)
             }
         }
         for (flag, value) in flags {
             let key = settings.first { $0.flag == flag }!.key
             try applyText(value, key: key, source: flag, to: &configuration)
+            applied(key, by: flag)
         }
         try check(configuration)
         return healthcheck ? .healthcheck(configuration) : .run(configuration)

@@ -50,6 +50,9 @@ public struct ServiceConfiguration: Hashable, Sendable, CustomStringConvertible 
     public var token: String?
     /// When set, reads need it (or the write token) too; `/healthz` stays open.
     public var readToken: String?
+    /// Settings a later source set over an earlier one (`host: OVERLAYD_HOST overrides
+    /// /etc/overlayd/overlayd.json`), for the start-up log: which source won is never silent.
+    public var overrides: [String] = []
 
     public init() {}
 
