@@ -253,7 +253,7 @@ struct StatusBarTests {
         #expect(shown.hidden == false)
     }
 
-    /// The bar's frame is the overlay's frame of spec §1, for every device and orientation.
+    /// The bar's frame is the overlay's frame (MODEL §1), for every device and orientation.
     @Test(arguments: [
         ("iphone", Orientation.portrait, Rect(x: 0, y: 0, width: 320, height: 20)),
         ("iphone", .portraitUpsideDown, Rect(x: 0, y: 460, width: 320, height: 20)),
