@@ -49,7 +49,9 @@ struct Router: Sendable {
     private let serverGroups: [Group]
     private let channelGroups: [Group]
     /// Unprefixed paths without parameters (`/overlay`, `/messages`, …), found without splitting.
-    private let exact: [String: Group]
+    /// A list, not a dictionary: these paths are small strings, compared in one step each, where
+    /// hashing the path would cost more than the whole scan (measured with bench/instructions).
+    private let exact: [(path: String, group: Group)]
 
     init(routes: [Route]) {
         self.routes = routes
@@ -64,7 +66,7 @@ struct Router: Sendable {
         }
         serverGroups = groups(.server)
         channelGroups = groups(.channel)
-        var exact: [String: Group] = [:]
+        var exact: [(path: String, group: Group)] = []
         for group in serverGroups + channelGroups where !group.pattern.hasParameters {
             let path =
                 "/"
@@ -72,13 +74,13 @@ struct Router: Sendable {
                     if case .literal(let literal) = segment { return literal }
                     return ""
                 }.joined(separator: "/")
-            if exact[path] == nil { exact[path] = group }
+            if !exact.contains(where: { $0.path == path }) { exact.append((path, group)) }
         }
         self.exact = exact
     }
 
     func resolve(_ request: HTTPRequest) -> Resolution {
-        if let group = exact[request.path] {
+        if let group = exact.first(where: { $0.path == request.path })?.group {
             return resolve(
                 request.method, in: group, RouteParameters(channel: ChannelRegistry.defaultName, prefixed: false))
         }
