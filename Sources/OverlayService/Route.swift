@@ -5,7 +5,10 @@ import MicroHTTP
 /// The table (`OverlayService.routes`) is the one place an endpoint is declared: routing, the
 /// `Allow` header and `OPTIONS`, 405s, the index at `GET /`, the token check and the OpenAPI
 /// consistency test all read it. Adding an endpoint is one row and one handler.
-struct Route: Sendable {
+///
+/// A class: the router hands a row to every request, and a reference is one retain where a copy
+/// of the struct would retain each of its strings and its handler.
+final class Route: Sendable {
     /// Who may call the route.
     enum Access: Sendable, Equatable {
         /// Anyone, even with a read token configured (liveness probes).

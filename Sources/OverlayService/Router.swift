@@ -3,8 +3,9 @@ import MicroHTTP
 /// Finds a request's route in the table, or the answer when there is none (404, 405 with
 /// `Allow`, 204 to OPTIONS).
 struct Router: Sendable {
-    /// The routes of one path pattern, with what `OPTIONS` and a 405 announce.
-    struct Group: Sendable {
+    /// The routes of one path pattern, with what `OPTIONS` and a 405 announce. A class, for the
+    /// same reason as `Route`.
+    final class Group: Sendable {
         let pattern: RoutePattern
         let scope: Route.Scope
         let routes: [Route]
