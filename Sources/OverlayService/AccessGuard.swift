@@ -7,8 +7,11 @@ final class AccessGuard: Sendable {
     private let writeToken: [UInt8]?
     private let readToken: [UInt8]?
     private let limiter: RateLimiter?
+    /// Which web pages may read and write (CORS, forged writes, DNS rebinding).
+    let crossOrigin: CrossOriginPolicy
 
     init(configuration: ServiceConfiguration) {
+        crossOrigin = CrossOriginPolicy(configuration: configuration)
         writeToken = configuration.token.map { Array($0.utf8) }
         readToken = configuration.readToken.map { Array($0.utf8) }
         limiter =
@@ -20,9 +23,11 @@ final class AccessGuard: Sendable {
         method == "POST" || method == "PUT" || method == "PATCH" || method == "DELETE"
     }
 
-    /// Refuses a request without the token it needs (401), or a write over the client's rate (429).
-    /// Liveness (`/healthz`) and OPTIONS stay open so that health checks and CORS preflights work.
+    /// Refuses a request from a web page that may not make it (403), one without the token it
+    /// needs (401), or a write over the client's rate (429). Liveness (`/healthz`) and OPTIONS
+    /// need no token, so that health checks and CORS preflights work.
     func check(_ request: HTTPRequest) throws(APIError) {
+        try crossOrigin.check(request)
         if request.method == "OPTIONS" || request.path == "/healthz" { return }
         let write = AccessGuard.isWrite(request.method)
         if write, let writeToken {

@@ -17,6 +17,7 @@ public final class OverlayService: Sendable {
     let store: OverlayStore?
     let guardian: AccessGuard
     let metrics = Metrics()
+    let preview: PreviewPage
 
     public static let version = "0.1.0"
     /// The longest a long-poll may wait (spec §5).
@@ -37,6 +38,7 @@ public final class OverlayService: Sendable {
         self.encoder = encoder
         self.store = store
         self.guardian = AccessGuard(configuration: configuration)
+        self.preview = PreviewPage(configuration: configuration)
         let restored = loaded.enumerated().map { number, channel in
             var configured = engine
             if let profile = configuration.devices[channel.device] { configured.device = profile }
@@ -258,6 +260,10 @@ public final class OverlayService: Sendable {
             return try on(request, method, OverlayService.get) { request throws(APIError) in
                 .events(try channels.obtain(name), lastEventID: try lastEventID(request))
             }
+        case (1, "preview"):
+            return try on(request, method, OverlayService.get) { request throws(APIError) in
+                .response(preview.response(to: request))
+            }
         default:
             throw .notFound("no such path: \(request.path)")
         }
@@ -297,7 +303,8 @@ public final class OverlayService: Sendable {
             return .response(
                 HTTPResponse(
                     status: 204,
-                    headers: [Header(name: "Allow", value: (methods + ["OPTIONS"]).joined(separator: ", "))]))
+                    headers: [Header(name: "Allow", value: (methods + ["OPTIONS"]).joined(separator: ", "))]
+                        + guardian.crossOrigin.preflightHeaders(allowing: methods + ["OPTIONS"])))
         }
         guard allowed.contains(method) else {
             throw .methodNotAllowed(request.method, allowed: methods + ["OPTIONS"])
@@ -331,7 +338,7 @@ public final class OverlayService: Sendable {
                 "POST /messages", "GET /messages", "GET /messages/{id}", "PATCH /messages/{id}",
                 "DELETE /messages/{id}", "GET /overlay", "PUT /orientation", "PUT /device", "GET /events",
                 "GET /channels", "GET /channels/{name}", "/channels/{name}/…", "GET /healthz", "GET /metrics",
-                "GET /clock", "POST /clock", "GET /openapi.yaml",
+                "GET /clock", "POST /clock", "GET /openapi.yaml", "GET /preview",
             ] {
                 $0.string(endpoint)
             }
