@@ -24,15 +24,15 @@ final class AccessGuard: Sendable {
     }
 
     /// Refuses a request from a web page that may not make it (403), one without the token it
-    /// needs (401), or a write over the client's rate (429). Liveness (`/healthz`) and OPTIONS
-    /// need no token, so that health checks and CORS preflights work.
+    /// needs (401), or a write over the client's rate (429). Liveness (`/healthz`), OPTIONS and
+    /// the preview page need no token, so that health checks, CORS preflights and the page work.
     func check(_ request: HTTPRequest) throws(APIError) {
         try crossOrigin.check(request)
         if request.method == "OPTIONS" || request.path == "/healthz" { return }
         let write = AccessGuard.isWrite(request.method)
         if write, let writeToken {
             try require(request, anyOf: [writeToken], allowQuery: false)
-        } else if !write, let readToken {
+        } else if !write, let readToken, !AccessGuard.isPreview(request.path) {
             try require(request, anyOf: [readToken] + (writeToken.map { [$0] } ?? []), allowQuery: true)
         }
         if write, let limiter {
@@ -44,6 +44,13 @@ final class AccessGuard: Sendable {
                     headers: [Header(name: "Retry-After", value: String(Int(wait.rounded(.up))))])
             }
         }
+    }
+
+    /// The preview page holds no data and its token comes from the URL fragment, which a browser
+    /// never sends: the page itself is open, what it then reads is not.
+    static func isPreview(_ path: String) -> Bool {
+        let segments = OverlayService.segments(of: path)
+        return segments == ["preview"] || (segments.count == 3 && segments[0] == "channels" && segments[2] == "preview")
     }
 
     /// `Authorization: Bearer <token>`, or (reads only, for EventSource, which cannot set headers)
