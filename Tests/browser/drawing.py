@@ -2,6 +2,7 @@
 and a real-clock slide sampled frame by frame."""
 
 import statistics
+import tempfile
 
 from harness import READ_GEOMETRY, Overlayd, parse_matrix, rect, rotated_box, rotation_matrix
 
@@ -228,7 +229,32 @@ return {offset, spread, before, status: posted.status, postedAt, animation: over
     context.screenshot(browser, "real-clock-end")
 
 
+def reconnects(check, context):
+    """The server restarts on the same port and data directory (its versions go on growing): the
+    page reconnects on its own, with Last-Event-ID, and draws what changed meanwhile."""
+    data = tempfile.TemporaryDirectory(prefix="overlayd-browser-data-")
+    config = {"device": "iphone", "ephemeral": False, "dataDir": data.name}
+    first = context.server(config)
+    browser = open_preview(context, first)
+    first.post("Before the restart", "info")
+    first.advance(1)
+    expect_drawn(check, context, browser, first, "before-restart")
+    port = first.port
+    first.stop()
+    context.started.remove(first)
+    browser.wait_for("return document.getElementById('conn').textContent !== 'live'", what="the lost stream")
+    second = context.server(config, port=port)
+    second.post("After the restart", "failed", immediate=True)
+    second.advance(1)
+    browser.wait_for("return document.getElementById('conn').textContent === 'live'", timeout=8, what="reconnect")
+    overlay = expect_drawn(check, context, browser, second, "after-restart")
+    check.expect(overlay["label"]["text"] == "After the restart", f"the second server shows {overlay['label']}")
+    second.stop()
+    context.started.remove(second)
+    data.cleanup()
+
+
 SCENARIOS = [slide_in_halfway, fade_halfway, rotations, progress_caps, notch, held_under_hidden_status_bar,
-             real_clock_slide]
+             real_clock_slide, reconnects]
 
 __all__ = ["SCENARIOS", "Overlayd"]

@@ -25,7 +25,7 @@ class Overlayd:
     """One overlayd on a free loopback port, with the configuration given (merged over ephemeral,
     manual clock, no write rate limit, no access log)."""
 
-    def __init__(self, binary, config=None, env=None):
+    def __init__(self, binary, config=None, env=None, port=0):
         settings = {"ephemeral": True, "clock": "manual", "accessLog": False, "limits": {"writesPerSecond": 0}}
         settings.update(config or {})
         self.config = settings
@@ -36,7 +36,7 @@ class Overlayd:
         self.log = open(os.path.join(self.directory.name, "stderr.log"), "w+")
         environment = dict(os.environ, **(env or {}))
         self.process = subprocess.Popen(
-            [binary, "--config", path, "--port", "0"], stderr=self.log, stdin=subprocess.DEVNULL, env=environment)
+            [binary, "--config", path, "--port", str(port)], stderr=self.log, stdin=subprocess.DEVNULL, env=environment)
         self.port = None
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:

@@ -30,8 +30,8 @@ class Context:
         self.started = []
         self.scenario = ""
 
-    def server(self, config=None, env=None):
-        server = Overlayd(self.binary, config, env)
+    def server(self, config=None, env=None, port=0):
+        server = Overlayd(self.binary, config, env, port)
         self.started.append(server)
         return server
 
