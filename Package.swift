@@ -32,10 +32,11 @@ let package = Package(
         // The engine's state in SQLite, written by one group-committing thread.
         .target(name: "OverlayStore", dependencies: ["CSQLite", "OverlayEngine"], swiftSettings: strict),
         // Routes, JSON, configuration and the driver that owns the clock and the timer.
-        // openapi.yaml is compiled in (no Foundation bundle needed) and served at /openapi.yaml.
+        // openapi.yaml and the preview page are compiled in (no Foundation bundle needed) and served
+        // at /openapi.yaml and /preview.
         .target(
             name: "OverlayService", dependencies: ["OverlayEngine", "OverlayStore", "MicroHTTP", "Platform"],
-            resources: [.embedInCode("openapi.yaml")], swiftSettings: strict),
+            resources: [.embedInCode("openapi.yaml"), .embedInCode("PreviewPage.html")], swiftSettings: strict),
         .executableTarget(name: "overlayd", dependencies: ["OverlayService", "OverlayStore"], swiftSettings: strict),
         // libFuzzer target for the request decoders (scripts/fuzz builds it with -sanitize=fuzzer
         // and -DFUZZING); a plain build is a replayer of inputs (docs/FUZZING.md).

@@ -251,6 +251,7 @@ public enum ConfigurationLoader {
             try limits.number("writesPerSecond", in: 0...1_000_000) { c.writesPerSecond = $0 }
             try limits.integer("writeBurst", in: 1...10_000_000) { c.writeBurst = $0 }
         }
+        try CrossOriginPolicy.read(reader, into: &c)
         try reader.rejectUnknown(ConfigurationLoader.topLevelKeys)
         configuration = c
     }
@@ -260,6 +261,7 @@ public enum ConfigurationLoader {
         "heartbeatSeconds", "token", "readToken", "devices",
         "showStyle", "curve", "showDuration", "hideDuration", "rotationDuration", "durations", "completeDuration",
         "maxStickySeconds", "maxQueue", "historySize", "inset", "progressBar", "styles", "limits",
+        "cors", "allowedHosts",
     ]
 
     /// Rules that span keys, checked once everything has been applied.

@@ -26,6 +26,8 @@ public final class OverlayServer: Sendable {
         options.connectionsPerClient = configuration.connectionsPerClient
         options.connectionMemoryLimit = configuration.connectionMemoryBytes
         options.recordsAddresses = configuration.accessLog
+        options.responseHeaders = service.guardian.crossOrigin.responseHeaders
+        options.originHeaders = service.guardian.crossOrigin.originHeaders
         let log = configuration.accessLog
         let metrics = service.metrics
         do {

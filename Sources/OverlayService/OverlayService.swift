@@ -18,6 +18,7 @@ public final class OverlayService: Sendable {
     let guardian: AccessGuard
     let metrics = Metrics()
     let router = Router(routes: OverlayService.routes)
+    let preview: PreviewPage
 
     public static let version = "0.1.0"
 
@@ -36,6 +37,7 @@ public final class OverlayService: Sendable {
         self.encoder = encoder
         self.store = store
         self.guardian = AccessGuard(configuration: configuration)
+        self.preview = PreviewPage(configuration: configuration)
         let restored = loaded.enumerated().map { number, channel in
             var configured = engine
             if let profile = configuration.devices[channel.device] { configured.device = profile }
@@ -139,7 +141,11 @@ public final class OverlayService: Sendable {
                 try guardian.check(request, route.access)
                 return try route.handler(self, request, parameters)
             case .options(let group):
-                return .response(HTTPResponse(status: 204, headers: [group.allowHeader]))
+                try guardian.crossOrigin.check(request, write: false)
+                return .response(
+                    HTTPResponse(
+                        status: 204,
+                        headers: [group.allowHeader] + guardian.crossOrigin.preflightHeaders(allowing: group.allowed)))
             case .methodNotAllowed(let group):
                 try guardian.check(request, group.isOpen ? .open : AccessGuard.impliedAccess(of: request.method))
                 throw APIError.methodNotAllowed(request.method, allowed: group.allowed)

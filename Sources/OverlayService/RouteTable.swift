@@ -30,6 +30,10 @@ extension OverlayService {
         Route("GET", "/events", .channel, .read) { service, request, parameters throws(APIError) in
             try service.getEvents(request, parameters)
         },
+        // The page holds no state and the token comes from its URL fragment: it loads without one.
+        Route("GET", "/preview", .channel, .open) { service, request, _ throws(APIError) in
+            .response(service.preview.response(to: request))
+        },
         Route("GET", "/channels", .server, .read) { service, _, _ throws(APIError) in
             .response(service.listChannels())
         },

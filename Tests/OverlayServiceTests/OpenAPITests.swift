@@ -26,7 +26,9 @@ struct OpenAPITests {
 
     /// The paths whose operations every channel has, unprefixed (the `default` channel) and under
     /// `/channels/{name}`.
-    static let channelPaths = ["/messages", "/messages/{id}", "/overlay", "/orientation", "/device", "/events"]
+    static let channelPaths = [
+        "/messages", "/messages/{id}", "/overlay", "/orientation", "/device", "/events", "/preview",
+    ]
 
     /// A request that should succeed, per documented operation: the path with its parameters
     /// filled in, and a JSON body for the writes.
@@ -66,11 +68,13 @@ struct OpenAPITests {
     /// documents 401, and the shared answers (405 with Allow, 204 for OPTIONS) are there.
     @Test func statuses() throws {
         let outline = try Self.outline()
-        let known: Set<Int> = [200, 202, 204, 304, 400, 401, 404, 405, 409, 413, 415, 422, 429, 503]
+        let known: Set<Int> = [200, 202, 204, 304, 400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 503]
         for operation in outline.operations {
             #expect(!operation.statuses.isEmpty, "\(operation) documents no response")
             #expect(Set(operation.statuses).isSubset(of: known), "\(operation): \(operation.statuses)")
             #expect(operation.statuses.contains { (200..<300).contains($0) }, "\(operation) documents no success")
+            // A foreign Host while listening on loopback is 403 on every path.
+            #expect(operation.statuses.contains(403), "\(operation) documents no 403")
             if ["POST", "PUT", "PATCH", "DELETE"].contains(operation.method) {
                 #expect(operation.statuses.contains(401), "\(operation) documents no 401")
                 #expect(operation.statuses.contains(429), "\(operation) documents no 429")
@@ -81,6 +85,7 @@ struct OpenAPITests {
         #expect(responses?["MethodNotAllowed"]?["headers"]?["Allow"] != nil)
         #expect(responses?["Options"]?["headers"]?["Allow"] != nil)
         #expect(responses?["Unauthorized"]?["headers"]?["WWW-Authenticate"] != nil)
+        #expect(responses?["Options"]?["headers"]?["Access-Control-Allow-Headers"] != nil)
         #expect(responses?["RateLimited"]?["headers"]?["Retry-After"] != nil)
     }
 
@@ -226,7 +231,10 @@ struct OpenAPITests {
         let codes = Set(
             outline.root["components"]?["schemas"]?["Error"]?["properties"]?["error"]?["properties"]?["code"]?["enum"]?
                 .flowList ?? [])
-        for code in ["not_found", "invalid_field", "bad_request", "method_not_allowed", "unsupported_media_type"] {
+        for code in [
+            "not_found", "invalid_field", "bad_request", "method_not_allowed", "unsupported_media_type",
+            "origin_not_allowed", "host_not_allowed",
+        ] {
             #expect(codes.contains(code), "\(code) is not documented")
         }
         #expect(codes.contains(try live.request("DELETE", "/").errorCode ?? ""))

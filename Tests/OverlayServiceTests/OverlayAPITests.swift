@@ -259,6 +259,7 @@ struct OverlayAPITests {
         #expect(endpoints.contains("GET /events"))
         #expect(endpoints.contains("GET /channels"))
         #expect(endpoints.contains("GET /openapi.yaml"))
-        #expect(endpoints.count == 17)
+        #expect(endpoints.contains("GET /preview"))
+        #expect(endpoints.count == 18)
     }
 }

@@ -316,7 +316,7 @@ static long long current_version(struct conn *control, int round) {
     int64_t started = now_ns();
     for (;;) {
         fresh_control(control);
-        if (exchange(control, "GET /overlay HTTP/1.1\r\nHost: bench\r\n\r\n", control_timeout_ms) == 0) break;
+        if (exchange(control, "GET /overlay HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", control_timeout_ms) == 0) break;
         if (keepalive_control || now_ns() - started > 40000000000LL)
             fail(control->closed ? "GET /overlay: connection closed" : "GET /overlay: no answer");
         close(control->fd);
@@ -523,7 +523,7 @@ static int run_longpoll(int k, int rounds, int settle_ms, int wait_s) {
         long long v = current_version(control, round);
         char request[256];
         snprintf(request, sizeof request,
-                 "GET /overlay?wait=%d&since=%lld HTTP/1.1\r\nHost: bench\r\nIf-None-Match: W/\"%lld\"\r\n\r\n",
+                 "GET /overlay?wait=%d&since=%lld HTTP/1.1\r\nHost: 127.0.0.1\r\nIf-None-Match: W/\"%lld\"\r\n\r\n",
                  wait_s, v, v);
         for (int i = 0; i < k; i++) {
             reset_response(&conns[i]);
@@ -571,7 +571,7 @@ static void sse_ready(int i, void *context) {
 }
 
 static void open_streams(struct conn *conns, int k) {
-    const char *request = "GET /events HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n";
+    const char *request = "GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n";
     for (int i = 0; i < k; i++) write_all(conns[i].fd, request, strlen(request));
 }
 
@@ -585,7 +585,7 @@ static int run_sse(int k, int rounds, int settle_ms) {
         probe->fd = open_connection();
         if (probe->fd < 0) fail("cannot connect");
         reset_response(probe);
-        const char *get = "GET /events HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n";
+        const char *get = "GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n";
         write_all(probe->fd, get, strlen(get));
         int64_t deadline = now_ns() + 2000000000LL;
         while (probe->phase == HEAD && now_ns() < deadline) {
@@ -652,7 +652,7 @@ static int run_startup(const char *path, int rss_after_ms, char **command) {
     int probe = open_connection();
     if (probe >= 0) fail("the port is already in use");
     char request[256];
-    snprintf(request, sizeof request, "GET %s HTTP/1.1\r\nHost: bench\r\n\r\n", path);
+    snprintf(request, sizeof request, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", path);
     int64_t t0 = now_ns();
     pid_t pid = fork();
     if (pid == 0) {
@@ -733,7 +733,7 @@ int main(int argc, char **argv) {
     }
     if (port <= 0 || conns <= 0 || rounds <= 0) usage();
     snprintf(post_request, sizeof post_request,
-             "POST /messages HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+             "POST /messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
              sizeof POST_BODY - 1, POST_BODY);
     if (strcmp(mode, "longpoll") == 0) return run_longpoll(conns, rounds, settle_ms, wait_s);
     if (strcmp(mode, "sse") == 0) return run_sse(conns, rounds, settle_ms);
