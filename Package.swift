@@ -23,7 +23,7 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // What every layer with I/O shares: the monotonic clock and the one address parser.
+        // What every layer with I/O shares: the monotonic clock, the one address parser, threads.
         .target(name: "Platform", swiftSettings: strict),
         // The one room where C lives: libmicrohttpd turned into Request -> Response.
         .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD", "Platform"], swiftSettings: strict),

@@ -343,13 +343,13 @@ final class Channel: Sendable {
     // Strong captures: a weak one would give every channel a side table and make each retain of
     // it slower; the scheduler drops its entries when it stops.
     private func scheduleDeadline(at deadline: Instant?) {
-        scheduler.schedule(key: number * 2, at: deadline.map(clock.monotonic(at:))) { [self] in
+        scheduler.schedule(.engine(channel: number), at: deadline.map(clock.monotonic(at:))) { [self] in
             deadlineReached()
         }
     }
 
     private func scheduleWaiters(at deadline: Int64?) {
-        scheduler.schedule(key: number * 2 + 1, at: deadline) { [self] in
+        scheduler.schedule(.waiters(channel: number), at: deadline) { [self] in
             waitersDue()
         }
     }

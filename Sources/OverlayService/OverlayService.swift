@@ -631,7 +631,7 @@ public final class OverlayService: Sendable {
         let interval = Int64(configuration.heartbeatSeconds * 1e9)
         // Captured strongly, like every scheduler entry: a weak reference would give the service a
         // side table and slow every retain of it; `DeadlineScheduler.stop` drops the entries.
-        scheduler.schedule(key: -1, at: MonotonicClock.nanoseconds() + interval) { [self] in
+        scheduler.schedule(.heartbeat, at: MonotonicClock.nanoseconds() + interval) { [self] in
             let comment = Array(": heartbeat\n\n".utf8)
             for channel in channels.all { channel.heartbeat(comment) }
             scheduleHeartbeat()
