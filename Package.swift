@@ -30,7 +30,7 @@ let package = Package(
         // The pure overlay state machine: no Foundation, no clock, no I/O.
         .target(name: "OverlayEngine", swiftSettings: strict),
         // The engine's state in SQLite, written by one group-committing thread.
-        .target(name: "OverlayStore", dependencies: ["CSQLite", "OverlayEngine"], swiftSettings: strict),
+        .target(name: "OverlayStore", dependencies: ["CSQLite", "OverlayEngine", "Platform"], swiftSettings: strict),
         // Routes, JSON, configuration and the driver that owns the clock and the timer.
         // openapi.yaml is compiled in (no Foundation bundle needed) and served at /openapi.yaml.
         .target(

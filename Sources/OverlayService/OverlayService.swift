@@ -29,7 +29,7 @@ public final class OverlayService: Sendable {
         let encoder = OverlayEncoder(streamBufferBytes: configuration.eventBufferBytes)
         let engine = configuration.engineConfiguration
         let store = configuration.ephemeral ? nil : try OverlayStore(directory: configuration.dataDirectory)
-        let loaded = try store?.load(devices: configuration.devices) ?? []
+        let loaded = try store?.load() ?? []
         let scheduler = DeadlineScheduler()
         self.configuration = configuration
         self.clock = clock
@@ -38,12 +38,12 @@ public final class OverlayService: Sendable {
         self.store = store
         self.guardian = AccessGuard(configuration: configuration)
         let restored = loaded.enumerated().map { number, channel in
-            var configured = engine
-            if let profile = configuration.devices[channel.device] { configured.device = profile }
+            let restart = OverlayEngine.restored(
+                configuration: engine, state: channel.state, live: channel.live, history: channel.history,
+                devices: configuration.devices, now: clock.now())
             return Channel(
-                name: channel.name, number: number,
-                engine: OverlayEngine(configuration: configured, restoring: channel.state, now: clock.now()),
-                clock: clock, scheduler: scheduler, encoder: encoder, store: store)
+                name: channel.name, number: number, engine: restart.value, unsaved: restart.changes, clock: clock,
+                scheduler: scheduler, encoder: encoder, store: store)
         }
         self.channels = ChannelRegistry(limit: max(configuration.maxChannels, restored.count), restored: restored) {
             name, number in
@@ -52,7 +52,7 @@ public final class OverlayService: Sendable {
                 clock: clock, scheduler: scheduler, encoder: encoder, store: store)
         }
         store?.start()
-        // Restored channels store their restart and schedule their deadlines at once.
+        // Restored channels schedule their deadlines at once.
         for channel in restored { channel.advanceToNow() }
         scheduleHeartbeat()
     }
@@ -347,9 +347,8 @@ public final class OverlayService: Sendable {
         let fields = try RequestFields(request, textField: "text")
         try fields.rejectUnknown(allowing: OverlayService.postFields)
         let input = try messageInput(fields)
-        let (outcome, sequence) = try channels.obtain(name).write { (engine, now) throws(APIError) in
-            try engine.post(input, at: now).get(orThrow: APIError.init)
-        }
+        let (result, sequence) = try channels.obtain(name).write { engine, now in engine.post(input, at: now) }
+        let outcome = try result.get(orThrow: APIError.init)
         let location = Header.location.with(value: "\(prefix)/messages/\(outcome.message.id)")
         if case .created = outcome { metrics.messagePosted() }
         return .durable(
@@ -383,16 +382,17 @@ public final class OverlayService: Sendable {
         }
         try fields.rejectUnknown(allowing: OverlayService.patchFields)
         let input = try messageInput(fields)
-        let (message, sequence) = try existingChannel(name, messageID: id).write { (engine, now) throws(APIError) in
-            try engine.update(id: id, with: input, at: now).get(orThrow: APIError.init)
-        }
+        let channel = try existingChannel(name, messageID: id)
+        let (result, sequence) = channel.write { engine, now in engine.update(id: id, with: input, at: now) }
+        let message = try result.get(orThrow: APIError.init)
         return .durable(json(200) { $0.message(message) }, sequence: sequence)
     }
 
     private func deleteMessage(_ name: String, _ id: Int64) throws(APIError) -> Routed {
-        let (message, sequence) = try existingChannel(name, messageID: id).write { (engine, now) throws(APIError) in
-            try engine.delete(id: id, at: now).get(orThrow: APIError.init)
+        let (result, sequence) = try existingChannel(name, messageID: id).write { engine, now in
+            engine.delete(id: id, at: now)
         }
+        let message = try result.get(orThrow: APIError.init)
         return .durable(json(200) { $0.message(message) }, sequence: sequence)
     }
 
@@ -526,8 +526,7 @@ public final class OverlayService: Sendable {
                 "orientation", "must be one of \(Orientation.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         let (overlay, sequence) = try channels.obtain(name).write { engine, now in
-            engine.changeOrientation(to: orientation, at: now)
-            return engine.overlay(at: now)
+            engine.changeOrientation(to: orientation, at: now).map { _ in engine.overlay(at: now) }
         }
         return .durable(encoder.response(overlay), sequence: sequence)
     }
@@ -543,8 +542,7 @@ public final class OverlayService: Sendable {
                 "device", "must be one of \(configuration.devices.keys.sorted().joined(separator: ", "))")
         }
         let (overlay, sequence) = try channels.obtain(name).write { engine, now in
-            engine.changeDevice(to: profile, at: now)
-            return engine.overlay(at: now)
+            engine.changeDevice(to: profile, at: now).map { _ in engine.overlay(at: now) }
         }
         return .durable(encoder.response(overlay), sequence: sequence)
     }
