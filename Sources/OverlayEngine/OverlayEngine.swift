@@ -27,9 +27,13 @@ public struct OverlayEngine: Sendable {
     /// and, during a rotation, until `rotatingIn` ends.
     public internal(set) var current: Message? {
         // Every assignment is recorded without comparing the messages (which would compare
-        // their strings): a record written once too often costs less than the comparison.
+        // their strings): a record written once too often costs less than the comparison. The
+        // old id is read before the assignment rather than through `oldValue`, which would copy
+        // the old message.
+        willSet {
+            if let id = current?.id, id != newValue?.id { recorded.record(id) }
+        }
         didSet {
-            if let id = oldValue?.id, id != current?.id { recorded.record(id) }
             if let id = current?.id { recorded.record(id) }
         }
     }
@@ -83,6 +87,7 @@ public struct OverlayEngine: Sendable {
     }
 
     /// Runs one event and returns its answer with everything it changed.
+    @inline(__always)
     mutating func applying<Value>(_ event: (inout OverlayEngine) -> Value) -> Applied<Value> {
         let versionBefore = version
         let value = event(&self)
