@@ -59,6 +59,8 @@ enum Schema {
             Column("state", \.message.state),
             Column("posted_at_ns", \.message.postedAt),
             Column("ended_at_ns", \.message.endedAt),
+            Column("shown_at_ns", \.message.shownAt),
+            Column("display_started_at_ns", \.message.displayStartedAt),
             Column("queue_order", \.message.queueOrder),
             // A message keeps the place in the history it got when it ended.
             Column(
@@ -99,7 +101,15 @@ enum Schema {
               PRIMARY KEY (channel, id)
             ) WITHOUT ROWID;
             """
-        )
+        ),
+        (
+            // An ended message keeps the times of its display across a restart.
+            2,
+            """
+            ALTER TABLE messages ADD COLUMN shown_at_ns INTEGER;
+            ALTER TABLE messages ADD COLUMN display_started_at_ns INTEGER;
+            """
+        ),
     ]
 
     static var latest: Int64 { migrations.last!.version }
