@@ -23,14 +23,14 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // What every layer with I/O shares: the monotonic clock and the one address parser.
+        // What every layer with I/O shares: the monotonic clock, the one address parser, threads.
         .target(name: "Platform", swiftSettings: strict),
         // The one room where C lives: libmicrohttpd turned into Request -> Response.
         .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD", "Platform"], swiftSettings: strict),
         // The pure overlay state machine: no Foundation, no clock, no I/O.
         .target(name: "OverlayEngine", swiftSettings: strict),
         // The engine's state in SQLite, written by one group-committing thread.
-        .target(name: "OverlayStore", dependencies: ["CSQLite", "OverlayEngine"], swiftSettings: strict),
+        .target(name: "OverlayStore", dependencies: ["CSQLite", "OverlayEngine", "Platform"], swiftSettings: strict),
         // Routes, JSON, configuration and the driver that owns the clock and the timer.
         // openapi.yaml and the preview page are compiled in (no Foundation bundle needed) and served
         // at /openapi.yaml and /preview.

@@ -10,9 +10,10 @@ extension OverlayService {
         let fields = try RequestFields(request, textField: "text")
         try fields.rejectUnknown(allowing: OverlayService.postFields)
         let input = try messageInput(fields)
-        let (outcome, sequence) = try channels.obtain(parameters.channel).write { (engine, now) throws(APIError) in
-            try engine.post(input, at: now).get(orThrow: APIError.init)
+        let (result, sequence) = try channels.obtain(parameters.channel).write { engine, now in
+            engine.post(input, at: now)
         }
+        let outcome = try result.get(orThrow: APIError.init)
         let location = Header.location.with(value: "\(parameters.prefix)/messages/\(outcome.message.id)")
         if case .created = outcome { metrics.messagePosted() }
         return .durable(
@@ -48,19 +49,19 @@ extension OverlayService {
         }
         try fields.rejectUnknown(allowing: OverlayService.patchFields)
         let input = try messageInput(fields)
-        let (message, sequence) = try existingChannel(parameters.channel, messageID: id).write {
-            (engine, now) throws(APIError) in
-            try engine.update(id: id, with: input, at: now).get(orThrow: APIError.init)
+        let (result, sequence) = try existingChannel(parameters.channel, messageID: id).write { engine, now in
+            engine.update(id: id, with: input, at: now)
         }
+        let message = try result.get(orThrow: APIError.init)
         return .durable(json(200) { $0.message(message) }, sequence: sequence)
     }
 
     func deleteMessage(_ parameters: RouteParameters) throws(APIError) -> Routed {
         let id = try messageID(parameters)
-        let (message, sequence) = try existingChannel(parameters.channel, messageID: id).write {
-            (engine, now) throws(APIError) in
-            try engine.delete(id: id, at: now).get(orThrow: APIError.init)
+        let (result, sequence) = try existingChannel(parameters.channel, messageID: id).write { engine, now in
+            engine.delete(id: id, at: now)
         }
+        let message = try result.get(orThrow: APIError.init)
         return .durable(json(200) { $0.message(message) }, sequence: sequence)
     }
 

@@ -50,7 +50,7 @@ public final class OverlayServer: Sendable {
 
     /// Once a second, readers whose clients have gone are let go (see `HTTPServer.reapDisconnected`).
     private func sweepDisconnected() {
-        service.scheduler.schedule(key: -2, at: MonotonicClock.nanoseconds() + 1_000_000_000) { [self] in
+        service.scheduler.schedule(.sweep, at: MonotonicClock.nanoseconds() + 1_000_000_000) { [self] in
             http.reapDisconnected()
             sweepDisconnected()
         }

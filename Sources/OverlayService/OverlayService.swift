@@ -29,7 +29,7 @@ public final class OverlayService: Sendable {
         let encoder = OverlayEncoder(streamBufferBytes: configuration.eventBufferBytes)
         let engine = configuration.engineConfiguration
         let store = configuration.ephemeral ? nil : try OverlayStore(directory: configuration.dataDirectory)
-        let loaded = try store?.load(devices: configuration.devices) ?? []
+        let loaded = try store?.load() ?? []
         let scheduler = DeadlineScheduler()
         self.configuration = configuration
         self.clock = clock
@@ -39,12 +39,12 @@ public final class OverlayService: Sendable {
         self.guardian = AccessGuard(configuration: configuration)
         self.preview = PreviewPage(configuration: configuration)
         let restored = loaded.enumerated().map { number, channel in
-            var configured = engine
-            if let profile = configuration.devices[channel.device] { configured.device = profile }
+            let restart = OverlayEngine.restored(
+                configuration: engine, state: channel.state, live: channel.live, history: channel.history,
+                devices: configuration.devices, now: clock.now())
             return Channel(
-                name: channel.name, number: number,
-                engine: OverlayEngine(configuration: configured, restoring: channel.state, now: clock.now()),
-                clock: clock, scheduler: scheduler, encoder: encoder, store: store)
+                name: channel.name, number: number, engine: restart.value, unsaved: restart.changes, clock: clock,
+                scheduler: scheduler, encoder: encoder, store: store)
         }
         self.channels = ChannelRegistry(limit: max(configuration.maxChannels, restored.count), restored: restored) {
             name, number in
@@ -53,7 +53,7 @@ public final class OverlayService: Sendable {
                 clock: clock, scheduler: scheduler, encoder: encoder, store: store)
         }
         store?.start()
-        // Restored channels store their restart and schedule their deadlines at once.
+        // Restored channels schedule their deadlines at once.
         for channel in restored { channel.advanceToNow() }
         scheduleHeartbeat()
     }
@@ -178,7 +178,7 @@ public final class OverlayService: Sendable {
         let interval = Int64(configuration.heartbeatSeconds * 1e9)
         // Captured strongly, like every scheduler entry: a weak reference would give the service a
         // side table and slow every retain of it; `DeadlineScheduler.stop` drops the entries.
-        scheduler.schedule(key: -1, at: MonotonicClock.nanoseconds() + interval) { [self] in
+        scheduler.schedule(.heartbeat, at: MonotonicClock.nanoseconds() + interval) { [self] in
             let comment = Array(": heartbeat\n\n".utf8)
             for channel in channels.all { channel.heartbeat(comment) }
             scheduleHeartbeat()

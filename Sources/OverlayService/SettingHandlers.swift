@@ -17,7 +17,9 @@ extension OverlayService {
         }
 
         /// The engine event for `name`, or nil if no such value exists.
-        func change(to name: String, _ service: OverlayService) -> (@Sendable (inout OverlayEngine, Instant) -> Void)? {
+        func change(
+            to name: String, _ service: OverlayService
+        ) -> (@Sendable (inout OverlayEngine, Instant) -> Applied<Bool>)? {
             switch self {
             case .orientation:
                 guard let orientation = Orientation(rawValue: name) else { return nil }
@@ -45,8 +47,7 @@ extension OverlayService {
             throw .invalidField(field, "must be one of \(setting.names(self).joined(separator: ", "))")
         }
         let (overlay, sequence) = try channels.obtain(parameters.channel).write { engine, now in
-            change(&engine, now)
-            return engine.overlay(at: now)
+            change(&engine, now).map { _ in engine.overlay(at: now) }
         }
         return .durable(encoder.response(overlay), sequence: sequence)
     }
