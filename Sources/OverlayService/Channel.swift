@@ -80,6 +80,9 @@ final class Channel: Sendable {
         var lastSequence: UInt64?
         /// The current version's overlay JSON, cut for reads to fill in (see `OverlayTemplate`).
         var template: OverlayTemplate?
+        /// Let go by the registry (a channel only readers made, whose readers all left): no
+        /// reader may join it any more; one that tries asks the registry again.
+        var retired = false
     }
 
     /// What to do once the lock is released.
@@ -180,14 +183,17 @@ final class Channel: Sendable {
 
     /// Answers `responder` with the overlay as soon as its version differs from `since`: now if it
     /// already does, else at the next change, or with 304 once `seconds` of wall-clock time pass.
-    func wait(since: UInt64, seconds: Double, responder: HTTPResponder) {
+    /// Returns false, answering nothing, if the channel has been retired (see `retireIfUnread`).
+    func wait(since: UInt64, seconds: Double, responder: HTTPResponder) -> Bool {
         let deadline = MonotonicClock.nanoseconds() + Int64(seconds * 1e9)
-        let current: OverlaySnapshot? = access { state, now in
-            guard state.engine.version == since else { return (state.engine.overlay(at: now), Changes()) }
+        let (joined, current): (Bool, OverlaySnapshot?) = access { state, now in
+            if state.retired { return ((false, nil), Changes()) }
+            guard state.engine.version == since else { return ((true, state.engine.overlay(at: now)), Changes()) }
             state.waiters.append(Waiter(since: since, deadline: deadline, responder: responder))
-            return (nil, Changes())
+            return ((true, nil), Changes())
         }.value
         if let current { responder.respond(encoder.response(current)) }
+        return joined
     }
 
     /// The scheduler's firing for waiter deadlines: the access answers 304 to every waiter whose
@@ -200,8 +206,10 @@ final class Channel: Sendable {
 
     /// Adds an event stream. It receives the current overlay at once unless `lastEventID` is the
     /// current version (a reconnecting client that has seen it), then every new version.
-    func subscribe(_ stream: HTTPStream, lastEventID: UInt64?) {
-        let (ticket, subscriber, current) = access { state, now -> ((Int, Subscriber, OverlaySnapshot?), Changes) in
+    /// Returns false, subscribing nothing, if the channel has been retired (see `retireIfUnread`).
+    func subscribe(_ stream: HTTPStream, lastEventID: UInt64?) -> Bool {
+        let joined = access { state, now -> ((Int, Subscriber, OverlaySnapshot?)?, Changes) in
+            if state.retired { return (nil, Changes()) }
             let ticket = state.nextTicket
             state.nextTicket += 1
             // An id that is not the current version (older, or from before a restart of an
@@ -211,9 +219,23 @@ final class Channel: Sendable {
             state.subscribers[ticket] = subscriber
             return ((ticket, subscriber, upToDate ? nil : state.engine.overlay(at: now)), Changes())
         }.value
+        guard let (ticket, subscriber, current) = joined else { return false }
         // Strong: the stream drops its close handlers once it has called them.
         stream.onClose { [self] in unsubscribe(ticket) }
         if let current { subscriber.deliver(current.version, encoder.event(current), limit: encoder.streamBufferBytes) }
+        return true
+    }
+
+    /// Retires the channel if nobody reads it (no event stream, no long-poll still waiting):
+    /// from then on it takes no reader. The registry's sweep of channels only readers made.
+    func retireIfUnread() -> Bool {
+        state.withLock { state in
+            guard state.subscribers.isEmpty, state.waiters.allSatisfy({ $0.responder.hasResponded }) else {
+                return false
+            }
+            state.retired = true
+            return true
+        }
     }
 
     private func unsubscribe(_ ticket: Int) {

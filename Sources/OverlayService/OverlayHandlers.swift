@@ -36,7 +36,7 @@ extension OverlayService {
         // differs is a read, answered below, and a read creates nothing. Should the version move
         // between this look and the wait, the wait answers at once.
         if wait > 0, let since, since == read(name, { engine, _ in engine.version }) {
-            return .wait(try channels.obtain(name), since: since, seconds: wait)
+            return .wait(try channels.obtainForReading(name), since: since, seconds: wait)
         }
         // The common conditional GET names one version: the channel answers it from the
         // version's template, under its lock, without encoding the overlay again.
@@ -60,7 +60,7 @@ extension OverlayService {
             guard ChannelName.isValid(named) else { throw Router.badChannelName }
             name = named
         }
-        return .events(try channels.obtain(name), lastEventID: try lastEventID(request))
+        return .events(try channels.obtainForReading(name), lastEventID: try lastEventID(request))
     }
 
     /// `Last-Event-ID` (what EventSource sends on reconnecting), or `?lastEventId=` for clients

@@ -48,10 +48,12 @@ public final class OverlayServer: Sendable {
         sweepDisconnected()
     }
 
-    /// Once a second, readers whose clients have gone are let go (see `HTTPServer.reapDisconnected`).
+    /// Once a second, readers whose clients have gone are let go (see `HTTPServer.reapDisconnected`),
+    /// and then the channels only they had asked for (see `ChannelRegistry.releaseUnread`).
     private func sweepDisconnected() {
         service.scheduler.schedule(.sweep, at: MonotonicClock.nanoseconds() + 1_000_000_000) { [self] in
             http.reapDisconnected()
+            service.channels.releaseUnread()
             sweepDisconnected()
         }
     }

@@ -46,8 +46,10 @@ public final class OverlayService: Sendable {
                 name: channel.name, number: number, engine: restart.value, unsaved: restart.changes, clock: clock,
                 scheduler: scheduler, encoder: encoder, store: store)
         }
-        self.channels = ChannelRegistry(limit: max(configuration.maxChannels, restored.count), restored: restored) {
-            name, number in
+        self.channels = ChannelRegistry(
+            limit: max(configuration.maxChannels, restored.count), readerLimit: configuration.maxChannels,
+            restored: restored
+        ) { name, number in
             Channel(
                 name: name, number: number, engine: OverlayEngine(configuration: engine, now: clock.now()),
                 clock: clock, scheduler: scheduler, encoder: encoder, store: store)
@@ -88,14 +90,25 @@ public final class OverlayService: Sendable {
             store.whenDurable(sequence) { stored in
                 responder.respond(stored ? response : OverlayService.notStored.response)
             }
-        case .wait(let channel, let since, let seconds):
+        case .wait(var channel, let since, let seconds):
             responder.endIfClientLeaves()
-            channel.wait(since: since, seconds: seconds, responder: responder)
-        case .events(let channel, let lastEventID):
+            // A channel only readers made may be let go between finding it and joining it: then
+            // the registry is asked again (and makes a new one).
+            while !channel.wait(since: since, seconds: seconds, responder: responder) {
+                do throws(APIError) {
+                    channel = try channels.obtainForReading(channel.name)
+                } catch {
+                    return responder.respond(error.response)
+                }
+            }
+        case .events(var channel, let lastEventID):
             guard let stream = responder.stream(status: 200, headers: OverlayService.eventHeaders) else { return }
             // Tell EventSource clients to reconnect after a second, not the default three.
             stream.send(Array("retry: 1000\n\n".utf8))
-            channel.subscribe(stream, lastEventID: lastEventID)
+            while !channel.subscribe(stream, lastEventID: lastEventID) {
+                guard let again = try? channels.obtainForReading(channel.name) else { return stream.end() }
+                channel = again
+            }
         }
     }
 

@@ -135,3 +135,29 @@ struct RouteTableTests {
         #expect(status("OPTIONS", "/messages", token: nil) == 204)
     }
 }
+
+/// The channel registry's two pools, without sockets.
+@Suite("Channel registry")
+struct ChannelRegistryTests {
+    /// A channel only a reader asked for is provisional: outside the writers' limit, made a full
+    /// channel by its first write, and let go by the sweep while nobody reads it (once let go it
+    /// takes no reader; a new one of the same name is made on the next request).
+    @Test func provisionalChannels() throws {
+        let service = try RouteTests.service { $0.maxChannels = 2 }
+        let registry = service.channels
+        let watched = try registry.obtainForReading("watched")
+        #expect(registry.existing("watched") === watched)
+        #expect(try registry.obtain("written") !== watched, "default and written fill the writers' limit")
+        #expect(throws: APIError.self) { try registry.obtain("third") }
+        #expect(try registry.obtainForReading("other") !== watched)
+        #expect(throws: APIError.self) { try registry.obtainForReading("one-too-many") }
+        #expect(registry.releaseUnread() == 2)
+        #expect(registry.existing("watched") == nil && registry.existing("other") == nil)
+        #expect(registry.existing("written") != nil && registry.existing("default") != nil)
+        #expect(watched.retireIfUnread(), "a let-go channel stays retired")
+        let again = try registry.obtainForReading("watched")
+        #expect(again !== watched)
+        #expect(registry.releaseUnread() == 1)
+        #expect(registry.releaseUnread() == 0)
+    }
+}
