@@ -23,6 +23,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // libcurl from Debian, for the publisher's outgoing POSTs; the shim wraps its variadic setters.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         // What every layer with I/O shares: the monotonic clock and the one address parser.
         .target(name: "Platform", swiftSettings: strict),
         // The one room where C lives: libmicrohttpd turned into Request -> Response.
@@ -31,10 +37,13 @@ let package = Package(
         .target(name: "OverlayEngine", swiftSettings: strict),
         // The engine's state in SQLite, written by one group-committing thread.
         .target(name: "OverlayStore", dependencies: ["CSQLite", "OverlayEngine"], swiftSettings: strict),
+        // Every new overlay version POSTed to a pub/sub endpoint (nchan), off the write path.
+        .target(name: "OverlayPublisher", dependencies: ["CCurl", "Platform"], swiftSettings: strict),
         // Routes, JSON, configuration and the driver that owns the clock and the timer.
         // openapi.yaml is compiled in (no Foundation bundle needed) and served at /openapi.yaml.
         .target(
-            name: "OverlayService", dependencies: ["OverlayEngine", "OverlayStore", "MicroHTTP", "Platform"],
+            name: "OverlayService",
+            dependencies: ["OverlayEngine", "OverlayStore", "MicroHTTP", "OverlayPublisher", "Platform"],
             resources: [.embedInCode("openapi.yaml")], swiftSettings: strict),
         .executableTarget(name: "overlayd", dependencies: ["OverlayService", "OverlayStore"], swiftSettings: strict),
         // libFuzzer target for the request decoders (scripts/fuzz builds it with -sanitize=fuzzer
@@ -46,6 +55,11 @@ let package = Package(
         .testTarget(
             name: "OverlayServiceTests",
             dependencies: ["OverlayService", "OverlayEngine", "MicroHTTP", "Platform"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "OverlayPublisherTests",
+            dependencies: ["OverlayPublisher", "OverlayService", "OverlayEngine", "Platform"],
             swiftSettings: strict
         ),
     ],

@@ -1,5 +1,6 @@
 import MicroHTTP
 import OverlayEngine
+import OverlayPublisher
 import OverlayStore
 import Platform
 import Synchronization
@@ -17,6 +18,8 @@ public final class OverlayService: Sendable {
     let store: OverlayStore?
     let guardian: AccessGuard
     let metrics = Metrics()
+    /// Sends every new version to `configuration.publish`, when set.
+    let publisher: Publisher<OverlaySnapshot>?
 
     public static let version = "0.1.0"
     /// The longest a long-poll may wait (spec §5).
@@ -31,6 +34,8 @@ public final class OverlayService: Sendable {
         let store = configuration.ephemeral ? nil : try OverlayStore(directory: configuration.dataDirectory)
         let loaded = try store?.load(devices: configuration.devices) ?? []
         let scheduler = DeadlineScheduler()
+        let publisher = OverlayPublishing.make(configuration, encoder: encoder)
+        self.publisher = publisher
         self.configuration = configuration
         self.clock = clock
         self.scheduler = scheduler
@@ -43,17 +48,26 @@ public final class OverlayService: Sendable {
             return Channel(
                 name: channel.name, number: number,
                 engine: OverlayEngine(configuration: configured, restoring: channel.state, now: clock.now()),
-                clock: clock, scheduler: scheduler, encoder: encoder, store: store)
+                clock: clock, scheduler: scheduler, encoder: encoder, store: store, publisher: publisher)
         }
         self.channels = ChannelRegistry(limit: max(configuration.maxChannels, restored.count), restored: restored) {
             name, number in
             Channel(
                 name: name, number: number, engine: OverlayEngine(configuration: engine, now: clock.now()),
-                clock: clock, scheduler: scheduler, encoder: encoder, store: store)
+                clock: clock, scheduler: scheduler, encoder: encoder, store: store, publisher: publisher)
         }
         store?.start()
         // Restored channels store their restart and schedule their deadlines at once.
         for channel in restored { channel.advanceToNow() }
+        // A restart moves every stored channel to a new version: subscribers of the endpoint learn
+        // of it at once, not at the channel's next change.
+        if let publisher {
+            for channel in restored {
+                if let overlay = try? channel.withEngine({ engine, now in engine.overlay(at: now) }) {
+                    publisher.offer(channel: channel.name, version: overlay.version, payload: overlay)
+                }
+            }
+        }
         scheduleHeartbeat()
     }
 
@@ -72,6 +86,7 @@ public final class OverlayService: Sendable {
     public func shutdown() {
         scheduler.stop()
         store?.close()
+        publisher?.stop(grace: 1)
     }
 
     /// What a request asks for: an answer now, or a reader to hold.
@@ -621,7 +636,7 @@ public final class OverlayService: Sendable {
         let text = metrics.render(
             channels: overlays.map {
                 (name: $0.0.name, overlay: $0.1, subscribers: $0.0.subscriberCount, waiters: $0.0.waiterCount)
-            })
+            }, publishing: publisher?.statistics)
         return HTTPResponse(
             status: 200, headers: [Header(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8")],
             body: Array(text.utf8))

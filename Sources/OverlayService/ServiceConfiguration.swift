@@ -50,6 +50,11 @@ public struct ServiceConfiguration: Hashable, Sendable, CustomStringConvertible 
     public var token: String?
     /// When set, reads need it (or the write token) too; `/healthz` stays open.
     public var readToken: String?
+    /// When set, every new version of a channel is POSTed to this URL, `{channel}` replaced by the
+    /// channel's name (an nchan publisher endpoint; docs/SCALING.md).
+    public var publish: String?
+    /// Versions that may wait to be published per channel before the oldest gives way.
+    public var publishQueue = 16
 
     public init() {}
 

@@ -1,0 +1,108 @@
+/// The versions waiting to be published: per channel at most `depth` of them, oldest first, and
+/// the channels that have any in the order they got their first.
+///
+/// It never grows past `depth` per channel. A new version of a full channel pushes out its oldest
+/// waiting one; while the publisher is failing (`latestOnly`), a channel keeps only its newest, so
+/// that once the endpoint is back each channel that changed meanwhile sends its current version
+/// once, not the history of the outage. Versions of a channel only grow: one that is not newer
+/// than the last one offered is dropped (two writes finishing on two threads can offer theirs in
+/// either order).
+///
+/// Pure and single-threaded: `Publisher` holds it under its lock.
+struct PublishQueue<Payload> {
+    struct Job {
+        var channel: String
+        var version: UInt64
+        var payload: Payload
+        /// Attempts made so far: a job with attempts is a retry.
+        var attempts = 0
+        /// The encoded body, kept for a retry.
+        var body: [UInt8]? = nil
+    }
+
+    let depth: Int
+    /// Versions waiting, all channels together.
+    private(set) var count = 0
+    private var waiting: [String: [Job]] = [:]
+    /// Channels with waiting versions, each once, in the order they are served.
+    private var ready: [String] = []
+    private var readyStart = 0
+    /// The newest version offered per channel, sent or not.
+    private var newest: [String: UInt64] = [:]
+
+    init(depth: Int) {
+        precondition(depth >= 1)
+        self.depth = depth
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    /// Queues a version; returns how many waiting versions it dropped or, if it is not newer than
+    /// the last one offered for its channel, 1 for itself.
+    mutating func offer(channel: String, version: UInt64, payload: Payload, latestOnly: Bool) -> Int {
+        if let last = newest[channel], version <= last { return 1 }
+        newest[channel] = version
+        var jobs = waiting[channel] ?? []
+        if jobs.isEmpty { ready.append(channel) }
+        let limit = latestOnly ? 1 : depth
+        let dropped = max(0, jobs.count + 1 - limit)
+        jobs.removeFirst(dropped)
+        jobs.append(Job(channel: channel, version: version, payload: payload))
+        waiting[channel] = jobs
+        count += 1 - dropped
+        return dropped
+    }
+
+    /// The oldest waiting version of the channel whose turn it is; its channel goes to the back
+    /// of the line if it has more.
+    mutating func next() -> Job? {
+        guard readyStart < ready.count else { return nil }
+        let channel = ready[readyStart]
+        readyStart += 1
+        var jobs = waiting[channel]!
+        let job = jobs.removeFirst()
+        count -= 1
+        if jobs.isEmpty {
+            waiting[channel] = nil
+        } else {
+            waiting[channel] = jobs
+            ready.append(channel)
+        }
+        compact()
+        return job
+    }
+
+    /// A job whose attempt failed waits again, at the back of the line (so that an endpoint that
+    /// fails one channel's messages does not hold up the others), unless a newer version of its
+    /// channel waits already, which then goes instead. Returns 1 if the job was dropped for a
+    /// newer one, else 0.
+    mutating func putBack(_ job: Job) -> Int {
+        if let jobs = waiting[job.channel], !jobs.isEmpty { return 1 }
+        waiting[job.channel] = [job]
+        ready.append(job.channel)
+        count += 1
+        return 0
+    }
+
+    /// Keeps only each channel's newest waiting version; returns how many it dropped.
+    mutating func collapse() -> Int {
+        var dropped = 0
+        for (channel, jobs) in waiting where jobs.count > 1 {
+            dropped += jobs.count - 1
+            waiting[channel] = [jobs[jobs.count - 1]]
+        }
+        count -= dropped
+        return dropped
+    }
+
+    /// The line's storage, served entries included (for tests: it must stay bounded).
+    var storedLineLength: Int { ready.count }
+
+    /// Drops the served part of the line once it is the larger half, so that it never grows.
+    private mutating func compact() {
+        if readyStart > 32 && readyStart * 2 > ready.count {
+            ready.removeFirst(readyStart)
+            readyStart = 0
+        }
+    }
+}
