@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 import Testing
 
@@ -98,7 +97,7 @@ struct PublisherTests {
         publisher.offer(channel: "a", version: 1, payload: "1")
         #expect(eventually { transport.waiting == 1 })
         let finished = Atomic<Int>(0)
-        DispatchQueue.global().async {
+        Threads.spawn {
             for version in 2...5_000 { publisher.offer(channel: "a", version: UInt64(version), payload: "\(version)") }
             for version in 1...100 { publisher.offer(channel: "b", version: UInt64(version), payload: "b\(version)") }
             finished.store(1, ordering: .releasing)
@@ -198,7 +197,10 @@ struct PublisherTests {
         let publisher = make(transport)
         for version in 1...3 { publisher.offer(channel: "a", version: UInt64(version), payload: "\(version)") }
         #expect(eventually { transport.waiting == 1 })
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) { transport.openGate() }
+        Threads.spawn {
+            usleep(50_000)
+            transport.openGate()
+        }
         publisher.stop(grace: 10)
         #expect(transport.sent.map(\.body) == ["{\"v\":1}", "{\"v\":2}", "{\"v\":3}"])
         // Nothing is taken once stopped.

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 #if canImport(Glibc)
@@ -34,8 +33,35 @@ final class CaptureEndpoint: Sendable {
     }
 
     let port: Int
-    private let listener: Int32
-    private struct State {
+    private let core: Core
+
+    init(answer: Answer = .status(201)) throws {
+        let (socket, port) = try Sockets.listen()
+        self.port = port
+        core = Core(listener: socket, answer: answer)
+        Threads.spawn { [core] in core.acceptLoop() }
+    }
+
+    /// The endpoint's threads hold the core, not the endpoint: releasing the endpoint stops them.
+    deinit {
+        core.stop()
+    }
+
+    func stop() { core.stop() }
+    var requests: [Request] { core.state.withLock { $0.requests } }
+    var connections: Int { core.state.withLock { $0.connections } }
+    /// Requests read and not answered because of `.hold`.
+    var held: Int { core.state.withLock { $0.held } }
+    func answer(_ answer: Answer) { core.state.withLock { $0.answer = answer } }
+    /// Lets held requests be answered (with the answer in force then, or 201 if that is `.hold`).
+    func release() { core.released.store(true, ordering: .releasing) }
+}
+
+private final class Core: Sendable {
+    typealias Request = CaptureEndpoint.Request
+    typealias Answer = CaptureEndpoint.Answer
+
+    struct State {
         var requests: [Request] = []
         var answer = Answer.status(201)
         var connections = 0
@@ -43,19 +69,13 @@ final class CaptureEndpoint: Sendable {
         var stopped = false
         var sockets: [Int32] = []
     }
-    private let state = Mutex(State())
-    private let released = Atomic<Bool>(false)
+    let listener: Int32
+    let state: Mutex<State>
+    let released = Atomic<Bool>(false)
 
-    init(answer: Answer = .status(201)) throws {
-        let (socket, port) = try Sockets.listen()
-        listener = socket
-        self.port = port
-        state.withLock { $0.answer = answer }
-        DispatchQueue.global().async { [self] in acceptLoop() }
-    }
-
-    deinit {
-        stop()
+    init(listener: Int32, answer: Answer) {
+        self.listener = listener
+        state = Mutex(State(answer: answer))
     }
 
     func stop() {
@@ -69,21 +89,7 @@ final class CaptureEndpoint: Sendable {
         for socket in sockets { shutdown(socket, Int32(SHUT_RDWR)) }
     }
 
-    var requests: [Request] { state.withLock { $0.requests } }
-    var connections: Int { state.withLock { $0.connections } }
-    /// Requests read and not answered because of `.hold`.
-    var held: Int { state.withLock { $0.held } }
-
-    func answer(_ answer: Answer) {
-        state.withLock { $0.answer = answer }
-    }
-
-    /// Lets held requests be answered (with the answer in force then, or 201 if that is `.hold`).
-    func release() {
-        released.store(true, ordering: .releasing)
-    }
-
-    private func acceptLoop() {
+    func acceptLoop() {
         while true {
             let socket = accept(listener, nil, nil)
             guard socket >= 0 else {
@@ -101,12 +107,16 @@ final class CaptureEndpoint: Sendable {
                 close(socket)
                 continue
             }
-            DispatchQueue.global().async { [self] in serve(socket, connection: number) }
+            Threads.spawn { [self] in self.serve(socket, connection: number) }
         }
     }
 
     private func serve(_ socket: Int32, connection: Int) {
-        defer { close(socket) }
+        // Out of the list before it closes, so that `stop` never shuts down a reused descriptor.
+        defer {
+            state.withLock { $0.sockets.removeAll { $0 == socket } }
+            close(socket)
+        }
         var raw: [UInt8] = []
         while true {
             // One request: the head, then Content-Length bytes.

@@ -188,3 +188,24 @@ func eventually(within seconds: Double = 10, _ condition: () throws -> Bool) ret
     }
     return try condition()
 }
+
+/// A thread of its own for a blocking loop. Dispatch's global queues have as many threads as
+/// cores here (2): loops that block in `accept` or `poll` would starve each other there.
+enum Threads {
+    private final class Body {
+        let run: () -> Void
+        init(_ run: @escaping () -> Void) { self.run = run }
+    }
+
+    static func spawn(_ body: @escaping @Sendable () -> Void) {
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+        pthread_create(
+            &thread, nil,
+            { context in
+                Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
+                return nil
+            }, context)
+        pthread_detach(thread)
+    }
+}
