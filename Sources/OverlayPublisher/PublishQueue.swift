@@ -14,7 +14,7 @@ struct PublishQueue<Payload> {
         var channel: String
         var version: UInt64
         var payload: Payload
-        /// Attempts made so far: a job with attempts is a retry.
+        /// Attempts made so far.
         var attempts = 0
         /// The encoded body, kept for a retry.
         var body: [UInt8]? = nil

@@ -10,7 +10,8 @@ public struct PublisherStatistics: Hashable, Sendable {
     public var published: UInt64 = 0
     /// Requests that failed: no answer, a 5xx, 408 or 429 (retried), or another status (dropped).
     public var failed: UInt64 = 0
-    /// Requests that repeated a failed one.
+    /// Requests made while the endpoint was failing: retries, of the failed version or of a newer
+    /// one of its channel.
     public var retried: UInt64 = 0
     /// Versions dropped unsent because a newer one of their channel came first.
     public var superseded: UInt64 = 0
@@ -168,6 +169,7 @@ public final class Publisher<Payload: Sendable>: PublishingLoop, @unchecked Send
                 continue
             }
             busy = true
+            if failingSince != nil { counters.retried += 1 }
             pthread_mutex_unlock(mutex)
             if job.body == nil { job.body = encode(job.payload) }
             let result = transport.post(url: configuration.url(for: job.channel), body: job.body!)
@@ -182,7 +184,6 @@ public final class Publisher<Payload: Sendable>: PublishingLoop, @unchecked Send
     /// Under the lock: counts the attempt, and puts the job back for a retry if the endpoint is
     /// unavailable.
     private func record(_ result: TransportResult, of job: PublishQueue<Payload>.Job) {
-        if job.attempts > 0 { counters.retried += 1 }
         let now = MonotonicClock.nanoseconds()
         let unavailable: String
         switch result {

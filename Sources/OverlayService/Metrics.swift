@@ -94,7 +94,7 @@ final class Metrics: Sendable {
         # HELP overlayd_publish_failed_total Publish requests that failed (no answer or an error status).
         # TYPE overlayd_publish_failed_total counter
         overlayd_publish_failed_total \(publishing.failed)
-        # HELP overlayd_publish_retried_total Publish requests that repeated a failed one.
+        # HELP overlayd_publish_retried_total Publish requests made while the endpoint was failing.
         # TYPE overlayd_publish_retried_total counter
         overlayd_publish_retried_total \(publishing.retried)
         # HELP overlayd_publish_superseded_total Versions not sent because a newer one of their channel came first.
