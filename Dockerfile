@@ -1,8 +1,8 @@
-# Build stage: the Swift toolchain, libmicrohttpd's and SQLite's headers.
+# Build stage: the Swift toolchain, libmicrohttpd's, SQLite's and libcurl's headers.
 FROM swift:6.3-bookworm AS build
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get -q update \
-    && apt-get -q install -y --no-install-recommends libmicrohttpd-dev libsqlite3-dev pkg-config \
+    && apt-get -q install -y --no-install-recommends libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # SwiftPM checks every target of the manifest, the test and fuzz targets too, so their folders
@@ -14,11 +14,11 @@ COPY Fuzz ./Fuzz
 RUN swift build -c release --static-swift-stdlib --product overlayd \
     && install -D "$(swift build -c release --show-bin-path)/overlayd" /out/overlayd
 
-# Run stage: Debian slim, the libmicrohttpd and SQLite runtimes, a non-root user.
+# Run stage: Debian slim, the libmicrohttpd, SQLite and libcurl runtimes, a non-root user.
 FROM debian:bookworm-slim
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get -q update \
-    && apt-get -q install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 \
+    && apt-get -q install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 libcurl4 \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /var/lib/overlayd --shell /usr/sbin/nologin overlayd \
     && install -d -o overlayd -g overlayd /var/lib/overlayd
