@@ -23,12 +23,10 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // libcurl from Debian, for the publisher's outgoing POSTs; the shim wraps its variadic setters.
-        .systemLibrary(
-            name: "CCurl",
-            pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]
-        ),
+        // libcurl's header from Debian (libcurl4-openssl-dev), for the publisher's outgoing POSTs.
+        // No pkgConfig: that would link libcurl into every overlayd; the shim loads it with
+        // dlopen when publishing is on, and wraps its variadic setters.
+        .systemLibrary(name: "CCurl"),
         // What every layer with I/O shares: the monotonic clock and the one address parser.
         .target(name: "Platform", swiftSettings: strict),
         // The one room where C lives: libmicrohttpd turned into Request -> Response.

@@ -279,6 +279,11 @@ public enum ConfigurationLoader {
         if !SocketAddress.isValid(configuration.host) {
             throw ConfigurationError(key: "host", reason: "must be an IPv4 or IPv6 address or localhost")
         }
+        // libcurl is loaded only when publishing is on: a missing one is found here, not at the
+        // first change.
+        if configuration.publish != nil, let problem = CurlTransport.unavailability {
+            throw ConfigurationError(key: "publish", reason: "\(problem); install libcurl4")
+        }
     }
 
     /// The whole file, or an error naming it.
