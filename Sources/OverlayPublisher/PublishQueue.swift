@@ -8,27 +8,39 @@
 /// than the last one offered is dropped (two writes finishing on two threads can offer theirs in
 /// either order).
 ///
-/// Pure and single-threaded: `Publisher` holds it under its lock.
-struct PublishQueue<Payload> {
+/// Pure and single-threaded: `Publisher` holds it under its lock. Offering runs on every write,
+/// so it is cheap: not generic (a generic type from another module runs unspecialised there, every
+/// array and dictionary operation through witness tables) and a channel's versions are changed in
+/// place in its `Slot`, never copied out of the dictionary and back.
+struct PublishQueue {
     struct Job {
         var channel: String
         var version: UInt64
-        var payload: Payload
+        var payload: AnyObject
         /// Attempts made so far.
         var attempts = 0
         /// The encoded body, kept for a retry.
         var body: [UInt8]? = nil
     }
 
+    /// One channel: its waiting versions and the newest ever offered.
+    final class Slot {
+        let channel: String
+        var jobs: [Job] = []
+        var newest: UInt64?
+
+        init(channel: String) {
+            self.channel = channel
+        }
+    }
+
     let depth: Int
     /// Versions waiting, all channels together.
     private(set) var count = 0
-    private var waiting: [String: [Job]] = [:]
+    private var slots: [String: Slot] = [:]
     /// Channels with waiting versions, each once, in the order they are served.
-    private var ready: [String] = []
+    private var ready: [Slot] = []
     private var readyStart = 0
-    /// The newest version offered per channel, sent or not.
-    private var newest: [String: UInt64] = [:]
 
     init(depth: Int) {
         precondition(depth >= 1)
@@ -39,16 +51,20 @@ struct PublishQueue<Payload> {
 
     /// Queues a version; returns how many waiting versions it dropped or, if it is not newer than
     /// the last one offered for its channel, 1 for itself.
-    mutating func offer(channel: String, version: UInt64, payload: Payload, latestOnly: Bool) -> Int {
-        if let last = newest[channel], version <= last { return 1 }
-        newest[channel] = version
-        var jobs = waiting[channel] ?? []
-        if jobs.isEmpty { ready.append(channel) }
-        let limit = latestOnly ? 1 : depth
-        let dropped = max(0, jobs.count + 1 - limit)
-        jobs.removeFirst(dropped)
-        jobs.append(Job(channel: channel, version: version, payload: payload))
-        waiting[channel] = jobs
+    mutating func offer(channel: String, version: UInt64, payload: AnyObject, latestOnly: Bool) -> Int {
+        let slot: Slot
+        if let existing = slots[channel] {
+            slot = existing
+        } else {
+            slot = Slot(channel: channel)
+            slots[channel] = slot
+        }
+        if let newest = slot.newest, version <= newest { return 1 }
+        slot.newest = version
+        if slot.jobs.isEmpty { ready.append(slot) }
+        let dropped = max(0, slot.jobs.count + 1 - (latestOnly ? 1 : depth))
+        if dropped > 0 { slot.jobs.removeFirst(dropped) }
+        slot.jobs.append(Job(channel: channel, version: version, payload: payload))
         count += 1 - dropped
         return dropped
     }
@@ -57,17 +73,11 @@ struct PublishQueue<Payload> {
     /// of the line if it has more.
     mutating func next() -> Job? {
         guard readyStart < ready.count else { return nil }
-        let channel = ready[readyStart]
+        let slot = ready[readyStart]
         readyStart += 1
-        var jobs = waiting[channel]!
-        let job = jobs.removeFirst()
+        let job = slot.jobs.removeFirst()
         count -= 1
-        if jobs.isEmpty {
-            waiting[channel] = nil
-        } else {
-            waiting[channel] = jobs
-            ready.append(channel)
-        }
+        if !slot.jobs.isEmpty { ready.append(slot) }
         compact()
         return job
     }
@@ -77,9 +87,10 @@ struct PublishQueue<Payload> {
     /// channel waits already, which then goes instead. Returns 1 if the job was dropped for a
     /// newer one, else 0.
     mutating func putBack(_ job: Job) -> Int {
-        if let jobs = waiting[job.channel], !jobs.isEmpty { return 1 }
-        waiting[job.channel] = [job]
-        ready.append(job.channel)
+        guard let slot = slots[job.channel] else { return 1 }
+        if !slot.jobs.isEmpty { return 1 }
+        slot.jobs = [job]
+        ready.append(slot)
         count += 1
         return 0
     }
@@ -87,9 +98,9 @@ struct PublishQueue<Payload> {
     /// Keeps only each channel's newest waiting version; returns how many it dropped.
     mutating func collapse() -> Int {
         var dropped = 0
-        for (channel, jobs) in waiting where jobs.count > 1 {
-            dropped += jobs.count - 1
-            waiting[channel] = [jobs[jobs.count - 1]]
+        for slot in slots.values where slot.jobs.count > 1 {
+            dropped += slot.jobs.count - 1
+            slot.jobs.removeFirst(slot.jobs.count - 1)
         }
         count -= dropped
         return dropped

@@ -46,7 +46,7 @@ public final class Publisher<Payload: Sendable>: PublishingLoop, @unchecked Send
     // Guarded by `mutex`; the condition waits on CLOCK_MONOTONIC, like the deadline scheduler's.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var queue: PublishQueue<Payload>
+    private var queue: PublishQueue
     private var counters = PublisherStatistics()
     /// A request is on its way.
     private var busy = false
@@ -104,7 +104,7 @@ public final class Publisher<Payload: Sendable>: PublishingLoop, @unchecked Send
         if !stopping {
             let wasEmpty = queue.isEmpty
             let dropped = queue.offer(
-                channel: channel, version: version, payload: payload, latestOnly: failingSince != nil)
+                channel: channel, version: version, payload: Boxed(payload), latestOnly: failingSince != nil)
             counters.superseded += UInt64(dropped)
             // The thread only sleeps on an empty queue or a retry pause; a pause needs no wake-up.
             if wasEmpty && failingSince == nil { pthread_cond_signal(condition) }
@@ -171,7 +171,7 @@ public final class Publisher<Payload: Sendable>: PublishingLoop, @unchecked Send
             busy = true
             if failingSince != nil { counters.retried += 1 }
             pthread_mutex_unlock(mutex)
-            if job.body == nil { job.body = encode(job.payload) }
+            if job.body == nil { job.body = encode(unsafeDowncast(job.payload, to: Boxed<Payload>.self).value) }
             let result = transport.post(url: configuration.url(for: job.channel), body: job.body!)
             pthread_mutex_lock(mutex)
             busy = false
@@ -183,7 +183,7 @@ public final class Publisher<Payload: Sendable>: PublishingLoop, @unchecked Send
 
     /// Under the lock: counts the attempt, and puts the job back for a retry if the endpoint is
     /// unavailable.
-    private func record(_ result: TransportResult, of job: PublishQueue<Payload>.Job) {
+    private func record(_ result: TransportResult, of job: PublishQueue.Job) {
         let now = MonotonicClock.nanoseconds()
         let unavailable: String
         switch result {
@@ -260,4 +260,13 @@ public final class Publisher<Payload: Sendable>: PublishingLoop, @unchecked Send
 /// cannot carry.
 protocol PublishingLoop: AnyObject {
     func runLoop()
+}
+
+/// A payload in the queue, which holds references only (see `PublishQueue`).
+final class Boxed<Value> {
+    let value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
 }

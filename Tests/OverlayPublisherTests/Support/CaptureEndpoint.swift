@@ -67,7 +67,6 @@ private final class Core: Sendable {
         var connections = 0
         var held = 0
         var stopped = false
-        var sockets: [Int32] = []
     }
     let listener: Int32
     let state: Mutex<State>
@@ -78,15 +77,16 @@ private final class Core: Sendable {
         state = Mutex(State(answer: answer))
     }
 
+    /// Once: the accept loop ends on the listener's shutdown, and each connection's loop sees
+    /// `stopped` within 100 ms. Connections are not shut down from here: one that has just closed
+    /// may have had its descriptor reused, by another test's socket.
     func stop() {
-        let sockets = state.withLock { state -> [Int32] in
-            guard !state.stopped else { return [] }
-            state.stopped = true
-            return state.sockets
+        let first = state.withLock { state -> Bool in
+            defer { state.stopped = true }
+            return !state.stopped
         }
         released.store(true, ordering: .releasing)
-        shutdown(listener, Int32(SHUT_RDWR))
-        for socket in sockets { shutdown(socket, Int32(SHUT_RDWR)) }
+        if first { shutdown(listener, Int32(SHUT_RDWR)) }
     }
 
     func acceptLoop() {
@@ -99,7 +99,6 @@ private final class Core: Sendable {
             }
             let number = state.withLock { state -> Int? in
                 guard !state.stopped else { return nil }
-                state.sockets.append(socket)
                 state.connections += 1
                 return state.connections - 1
             }
@@ -112,11 +111,7 @@ private final class Core: Sendable {
     }
 
     private func serve(_ socket: Int32, connection: Int) {
-        // Out of the list before it closes, so that `stop` never shuts down a reused descriptor.
-        defer {
-            state.withLock { $0.sockets.removeAll { $0 == socket } }
-            close(socket)
-        }
+        defer { close(socket) }
         var raw: [UInt8] = []
         while true {
             // One request: the head, then Content-Length bytes.
