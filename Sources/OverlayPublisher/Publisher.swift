@@ -60,6 +60,8 @@ public final class Publisher<Payload: Sendable>: PublishingLoop, @unchecked Send
     private var stopDeadline: Int64 = 0
     private var thread = pthread_t()
     private var running = false
+    /// The thread has left its loop.
+    private var threadDone = false
 
     /// Starts the publishing thread. `encode` runs on that thread, once per version sent.
     public init(
@@ -134,20 +136,27 @@ public final class Publisher<Payload: Sendable>: PublishingLoop, @unchecked Send
     }
 
     /// Stops the thread: what is queued is still sent for up to `grace` seconds while the endpoint
-    /// answers; the rest is dropped (and counted in the log).
+    /// answers; the rest is dropped (and counted in the log). Returns within `grace` (and a tenth
+    /// of a second) even if a request is still on its way: the thread then ends by itself when
+    /// that request does, and a stopping server does not wait for the endpoint either.
     public func stop(grace: Double) {
         pthread_mutex_lock(mutex)
-        let wasRunning = running && !stopping
+        guard running && !stopping else {
+            pthread_mutex_unlock(mutex)
+            return
+        }
         stopping = true
-        stopDeadline = MonotonicClock.nanoseconds() + Int64(max(0, grace) * 1e9)
+        let now = MonotonicClock.nanoseconds()
+        stopDeadline = now + Int64(max(0, grace) * 1e9)
         pthread_cond_broadcast(condition)
+        let giveUp = stopDeadline + 100_000_000
+        while !threadDone && MonotonicClock.nanoseconds() < giveUp {
+            wait(until: giveUp)
+        }
+        let finished = threadDone
+        let unsent = queue.count + (busy ? 1 : 0)
         pthread_mutex_unlock(mutex)
-        guard wasRunning else { return }
-        pthread_join(thread, nil)
-        pthread_mutex_lock(mutex)
-        running = false
-        let unsent = queue.count
-        pthread_mutex_unlock(mutex)
+        if finished { pthread_join(thread, nil) } else { pthread_detach(thread) }
         if unsent > 0 { log("overlayd publishing ended unsent=\(unsent)\n") }
     }
 
@@ -178,6 +187,8 @@ public final class Publisher<Payload: Sendable>: PublishingLoop, @unchecked Send
             record(result, of: job)
             pthread_cond_broadcast(condition)
         }
+        threadDone = true
+        pthread_cond_broadcast(condition)
         pthread_mutex_unlock(mutex)
     }
 

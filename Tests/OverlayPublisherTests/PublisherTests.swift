@@ -208,6 +208,28 @@ struct PublisherTests {
         #expect(publisher.statistics.queued == 0)
     }
 
+    /// A request that hangs does not hold up a stop beyond its grace: the server's stop has its
+    /// own bound. The thread ends by itself once the request does.
+    @Test func stoppingDoesNotWaitForAHangingRequest() {
+        let transport = ScriptedTransport()
+        transport.closeGate()
+        let log = LogLines()
+        let publisher = make(transport, log: log)
+        publisher.offer(channel: "a", version: 1, payload: "1")
+        publisher.offer(channel: "b", version: 1, payload: "1")
+        #expect(eventually { transport.waiting == 1 })
+        publisher.stop(grace: 0.05)
+        // Returned with the request still on its way.
+        #expect(transport.waiting == 1)
+        #expect(transport.sent.isEmpty)
+        #expect(log.all.last == "overlayd publishing ended unsent=2\n")
+        transport.openGate()
+        #expect(eventually { transport.sent.count == 1 })
+        // Nothing more is sent after the stop.
+        usleep(100_000)
+        #expect(transport.sent.count == 1)
+    }
+
     @Test func stoppingDuringAnOutageDropsWhatWaitsAndSaysSo() {
         let transport = ScriptedTransport()
         transport.answer(.failed("timed out"))
