@@ -235,10 +235,11 @@ class Check:
         for channel in lost:
             for front in range(self.t.front_count):
                 self.expect_delivered(self.readers[(channel, front)], channel, current[channel], consecutive=False)
-        self.say(f"   restarted: every acknowledged message is there, and its channels' readers got the"
+        self.say("   restarted: every acknowledged message is there, and its channels' readers got the"
                  " restarted versions")
         for index, channel in enumerate(lost):
-            expect(self.post(index % 2, channel, "after the restart")[0] == 202, f"write to {channel} after restart")
+            expect(self.post(index % self.t.front_count, channel, "after the restart")[0] == 202,
+                   f"write to {channel} after restart")
         current = self.settle(lost)
         for channel in lost:
             self.expect_delivered(self.readers[(channel, 0)], channel, current[channel], consecutive=False)
