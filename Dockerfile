@@ -1,4 +1,4 @@
-# Build stage: the Swift toolchain, libmicrohttpd's and SQLite's headers.
+# Build stage: the Swift toolchain, libmicrohttpd's, SQLite's and libcurl's headers.
 FROM swift:6.3-bookworm AS build
 # Versions are not pinned (hadolint DL3008): bookworm's security archive replaces a package's
 # version when it is patched and drops the old one, so a pin breaks the build on the next update;
@@ -6,7 +6,7 @@ FROM swift:6.3-bookworm AS build
 # hadolint ignore=DL3008
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get -q update \
-    && apt-get -q install -y --no-install-recommends libmicrohttpd-dev libsqlite3-dev pkg-config \
+    && apt-get -q install -y --no-install-recommends libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # SwiftPM checks every target of the manifest, the test and fuzz targets too, so their folders
@@ -18,13 +18,13 @@ COPY Fuzz ./Fuzz
 RUN swift build -c release --static-swift-stdlib --product overlayd \
     && install -D "$(swift build -c release --show-bin-path)/overlayd" /out/overlayd
 
-# Run stage: Debian slim, the libmicrohttpd and SQLite runtimes, a non-root user and group
-# (10001:10001, so a host folder mounted as the volume can be given to it by number).
+# Run stage: Debian slim, the libmicrohttpd, SQLite and libcurl runtimes, a non-root user and
+# group (10001:10001, so a host folder mounted as the volume can be given to it by number).
 FROM debian:bookworm-slim
 # hadolint ignore=DL3008
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get -q update \
-    && apt-get -q install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 \
+    && apt-get -q install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 libcurl4 \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 overlayd \
     && useradd --system --uid 10001 --gid 10001 --home-dir /var/lib/overlayd --shell /usr/sbin/nologin overlayd \

@@ -23,6 +23,10 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // libcurl's header from Debian (libcurl4-openssl-dev), for the publisher's outgoing POSTs.
+        // No pkgConfig: that would link libcurl into every overlayd; the shim loads it with
+        // dlopen when publishing is on, and wraps its variadic setters.
+        .systemLibrary(name: "CCurl"),
         // What every layer with I/O shares: the monotonic clock, the one address parser, threads.
         .target(name: "Platform", swiftSettings: strict),
         // The one room where C lives: libmicrohttpd turned into Request -> Response.
@@ -31,11 +35,14 @@ let package = Package(
         .target(name: "OverlayEngine", swiftSettings: strict),
         // The engine's state in SQLite, written by one group-committing thread.
         .target(name: "OverlayStore", dependencies: ["CSQLite", "OverlayEngine", "Platform"], swiftSettings: strict),
+        // Every new overlay version POSTed to a pub/sub endpoint (nchan), off the write path.
+        .target(name: "OverlayPublisher", dependencies: ["CCurl", "Platform"], swiftSettings: strict),
         // Routes, JSON, configuration and the driver that owns the clock and the timer.
         // openapi.yaml and the preview page are compiled in (no Foundation bundle needed) and served
         // at /openapi.yaml and /preview.
         .target(
-            name: "OverlayService", dependencies: ["OverlayEngine", "OverlayStore", "MicroHTTP", "Platform"],
+            name: "OverlayService",
+            dependencies: ["OverlayEngine", "OverlayStore", "MicroHTTP", "OverlayPublisher", "Platform"],
             resources: [.embedInCode("openapi.yaml"), .embedInCode("PreviewPage.html")], swiftSettings: strict),
         .executableTarget(name: "overlayd", dependencies: ["OverlayService", "OverlayStore"], swiftSettings: strict),
         // libFuzzer target for the request decoders (scripts/fuzz builds it with -sanitize=fuzzer
@@ -47,6 +54,11 @@ let package = Package(
         .testTarget(
             name: "OverlayServiceTests",
             dependencies: ["OverlayService", "OverlayEngine", "MicroHTTP", "Platform"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "OverlayPublisherTests",
+            dependencies: ["OverlayPublisher", "OverlayService", "OverlayEngine", "Platform"],
             swiftSettings: strict
         ),
     ],

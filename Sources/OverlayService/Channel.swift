@@ -1,5 +1,6 @@
 import MicroHTTP
 import OverlayEngine
+import OverlayPublisher
 import OverlayStore
 import Platform
 import Synchronization
@@ -59,6 +60,8 @@ final class Channel: Sendable {
     private let scheduler: DeadlineScheduler
     private let encoder: OverlayEncoder
     private let store: OverlayStore?
+    /// Where every new version goes when publishing is configured.
+    private let publisher: Publisher<OverlaySnapshot>?
 
     private struct Waiter {
         var since: UInt64
@@ -102,7 +105,8 @@ final class Channel: Sendable {
 
     init(
         name: String, number: Int, engine: OverlayEngine, unsaved: Changes = Changes(), clock: ServiceClock,
-        scheduler: DeadlineScheduler, encoder: OverlayEncoder, store: OverlayStore?
+        scheduler: DeadlineScheduler, encoder: OverlayEncoder, store: OverlayStore?,
+        publisher: Publisher<OverlaySnapshot>? = nil
     ) {
         self.name = name
         self.number = number
@@ -110,6 +114,7 @@ final class Channel: Sendable {
         self.scheduler = scheduler
         self.encoder = encoder
         self.store = store
+        self.publisher = publisher
         var initial = State(engine: engine)
         // What the engine changed before the channel existed (a restart) is stored first.
         if let store, !unsaved.isEmpty {
@@ -293,7 +298,9 @@ final class Channel: Sendable {
                 effects.sequence = state.lastSequence
             }
             var waitersChanged = state.waiters.count != waitersBefore
-            if state.engine.version != before && (!state.subscribers.isEmpty || !state.waiters.isEmpty) {
+            if state.engine.version != before
+                && (publisher != nil || !state.subscribers.isEmpty || !state.waiters.isEmpty)
+            {
                 effects.changed = state.engine.overlay(at: now)
                 effects.subscribers = Array(state.subscribers.values)
                 if !state.waiters.isEmpty {
@@ -350,6 +357,7 @@ final class Channel: Sendable {
 
     private func perform(_ effects: Effects) {
         if let overlay = effects.changed {
+            publisher?.offer(channel: name, version: overlay.version, payload: overlay)
             if !effects.answered.isEmpty {
                 let response = encoder.response(overlay)
                 for waiter in effects.answered { waiter.responder.respond(response) }

@@ -1,4 +1,5 @@
 import OverlayEngine
+import OverlayPublisher
 import Platform
 
 #if canImport(Glibc)
@@ -28,6 +29,7 @@ public enum ConfigurationLoader {
         ("OVERLAYD_MAX_QUEUE", "--max-queue", "maxQueue"),
         ("OVERLAYD_THREADS", "--threads", "threads"),
         ("OVERLAYD_ACCESS_LOG", "--access-log", "accessLog"),
+        ("OVERLAYD_PUBLISH", "--publish", "publish"),
     ]
 
     /// Secrets come from the environment or the file only: a flag would show in `ps`.
@@ -178,6 +180,18 @@ public enum ConfigurationLoader {
                 c[keyPath: field] = trimmed
             }
         }
+        try reader.nullableString("publish") { value throws(ConfigurationError) in
+            // An empty value (OVERLAYD_PUBLISH=) turns publishing off.
+            let trimmed = value?.trimmingSpaces() ?? ""
+            guard !trimmed.isEmpty else {
+                c.publish = nil
+                return
+            }
+            if let problem = PublisherConfiguration.problem(with: trimmed) {
+                throw ConfigurationError(key: "publish", reason: problem)
+            }
+            c.publish = trimmed
+        }
         try reader.object("devices") { devices throws(ConfigurationError) in
             for name in devices.keys {
                 guard ChannelName.isValid(name) else {
@@ -239,7 +253,7 @@ public enum ConfigurationLoader {
         try reader.object("limits") { limits throws(ConfigurationError) in
             try limits.rejectUnknown([
                 "maxBodyBytes", "connectionLimit", "connectionTimeout", "maxChannels", "eventBufferBytes",
-                "connectionsPerClient", "connectionMemoryBytes", "writesPerSecond", "writeBurst",
+                "connectionsPerClient", "connectionMemoryBytes", "writesPerSecond", "writeBurst", "publishQueue",
             ])
             try limits.integer("maxBodyBytes", in: 1...(16 * 1024 * 1024)) { c.maxBodyBytes = $0 }
             try limits.integer("connectionLimit", in: 1...1_000_000) { c.connectionLimit = $0 }
@@ -250,6 +264,7 @@ public enum ConfigurationLoader {
             try limits.integer("connectionMemoryBytes", in: 4096...(16 * 1024 * 1024)) { c.connectionMemoryBytes = $0 }
             try limits.number("writesPerSecond", in: 0...1_000_000) { c.writesPerSecond = $0 }
             try limits.integer("writeBurst", in: 1...10_000_000) { c.writeBurst = $0 }
+            try limits.integer("publishQueue", in: 1...10_000) { c.publishQueue = $0 }
         }
         try CrossOriginPolicy.read(reader, into: &c)
         try reader.rejectUnknown(ConfigurationLoader.topLevelKeys)
@@ -258,7 +273,7 @@ public enum ConfigurationLoader {
 
     static let topLevelKeys = [
         "host", "port", "clock", "device", "orientation", "dataDir", "ephemeral", "threads", "accessLog",
-        "heartbeatSeconds", "token", "readToken", "devices",
+        "heartbeatSeconds", "token", "readToken", "publish", "devices",
         "showStyle", "curve", "showDuration", "hideDuration", "rotationDuration", "durations", "completeDuration",
         "maxStickySeconds", "maxQueue", "historySize", "inset", "progressBar", "styles", "limits",
         "cors", "allowedHosts",
@@ -278,6 +293,11 @@ public enum ConfigurationLoader {
         }
         if !SocketAddress.isValid(configuration.host) {
             throw ConfigurationError(key: "host", reason: "must be an IPv4 or IPv6 address or localhost")
+        }
+        // libcurl is loaded only when publishing is on: a missing one is found here, not at the
+        // first change.
+        if configuration.publish != nil, let problem = CurlTransport.unavailability {
+            throw ConfigurationError(key: "publish", reason: "\(problem); install libcurl4")
         }
     }
 
@@ -322,6 +342,7 @@ public enum ConfigurationLoader {
           --max-queue N      waiting messages allowed (1000)    OVERLAYD_MAX_QUEUE
           --threads N        HTTP worker threads (2)            OVERLAYD_THREADS
           --access-log=BOOL  one line per request on stderr     OVERLAYD_ACCESS_LOG
+          --publish URL      POST each version to URL (off)     OVERLAYD_PUBLISH
           (no flag)          token every write must carry       OVERLAYD_TOKEN
           (no flag)          token every read must carry        OVERLAYD_READ_TOKEN
           --healthcheck      exit 0 if the configured server answers /healthz

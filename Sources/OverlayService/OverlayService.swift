@@ -1,5 +1,6 @@
 import MicroHTTP
 import OverlayEngine
+import OverlayPublisher
 import OverlayStore
 import Platform
 import Synchronization
@@ -19,6 +20,8 @@ public final class OverlayService: Sendable {
     let metrics = Metrics()
     let router = Router(routes: OverlayService.routes)
     let preview: PreviewPage
+    /// Sends every new version to `configuration.publish`, when set.
+    let publisher: Publisher<OverlaySnapshot>?
 
     public static let version = "0.1.0"
 
@@ -31,6 +34,8 @@ public final class OverlayService: Sendable {
         let store = configuration.ephemeral ? nil : try OverlayStore(directory: configuration.dataDirectory)
         let loaded = try store?.load() ?? []
         let scheduler = DeadlineScheduler()
+        let publisher = OverlayPublishing.make(configuration, encoder: encoder)
+        self.publisher = publisher
         self.configuration = configuration
         self.clock = clock
         self.scheduler = scheduler
@@ -44,7 +49,7 @@ public final class OverlayService: Sendable {
                 devices: configuration.devices, now: clock.now())
             return Channel(
                 name: channel.name, number: number, engine: restart.value, unsaved: restart.changes, clock: clock,
-                scheduler: scheduler, encoder: encoder, store: store)
+                scheduler: scheduler, encoder: encoder, store: store, publisher: publisher)
         }
         self.channels = ChannelRegistry(
             limit: max(configuration.maxChannels, restored.count), readerLimit: configuration.maxChannels,
@@ -52,11 +57,20 @@ public final class OverlayService: Sendable {
         ) { name, number in
             Channel(
                 name: name, number: number, engine: OverlayEngine(configuration: engine, now: clock.now()),
-                clock: clock, scheduler: scheduler, encoder: encoder, store: store)
+                clock: clock, scheduler: scheduler, encoder: encoder, store: store, publisher: publisher)
         }
         store?.start()
         // Restored channels schedule their deadlines at once.
         for channel in restored { channel.advanceToNow() }
+        // A restart moves every stored channel to a new version: subscribers of the endpoint learn
+        // of it at once, not at the channel's next change.
+        if let publisher {
+            for channel in restored {
+                if let overlay = try? channel.withEngine({ engine, now in engine.overlay(at: now) }) {
+                    publisher.offer(channel: channel.name, version: overlay.version, payload: overlay)
+                }
+            }
+        }
         scheduleHeartbeat()
     }
 
@@ -75,6 +89,7 @@ public final class OverlayService: Sendable {
     public func shutdown() {
         scheduler.stop()
         store?.close()
+        publisher?.stop(grace: 1)
     }
 
     /// Answers one request through libmicrohttpd, now or (long-poll, events) later.

@@ -35,7 +35,7 @@ extension OverlayService {
         let text = metrics.render(
             channels: overlays.map {
                 (name: $0.0.name, overlay: $0.1, subscribers: $0.0.subscriberCount, waiters: $0.0.waiterCount)
-            })
+            }, publishing: publisher?.statistics)
         return HTTPResponse(
             status: 200, headers: [Header(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8")],
             body: Array(text.utf8))

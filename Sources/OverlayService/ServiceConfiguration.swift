@@ -59,6 +59,11 @@ public struct ServiceConfiguration: Hashable, Sendable, CustomStringConvertible 
     /// Settings a later source set over an earlier one (`host: OVERLAYD_HOST overrides
     /// /etc/overlayd/overlayd.json`), for the start-up log: which source won is never silent.
     public var overrides: [String] = []
+    /// When set, every new version of a channel is POSTed to this URL, `{channel}` replaced by the
+    /// channel's name (an nchan publisher endpoint; docs/SCALING.md).
+    public var publish: String?
+    /// Versions that may wait to be published per channel before the oldest gives way.
+    public var publishQueue = 16
 
     public init() {}
 
