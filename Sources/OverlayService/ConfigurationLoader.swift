@@ -252,6 +252,7 @@ public enum ConfigurationLoader {
             try limits.integer("writeBurst", in: 1...10_000_000) { c.writeBurst = $0 }
         }
         try CrossOriginPolicy.read(reader, into: &c)
+        try readStatusBar(reader, into: &c)
         try reader.rejectUnknown(ConfigurationLoader.topLevelKeys)
         configuration = c
     }
@@ -261,7 +262,7 @@ public enum ConfigurationLoader {
         "heartbeatSeconds", "token", "readToken", "devices",
         "showStyle", "curve", "showDuration", "hideDuration", "rotationDuration", "durations", "completeDuration",
         "maxStickySeconds", "maxQueue", "historySize", "inset", "progressBar", "styles", "limits",
-        "cors", "allowedHosts",
+        "cors", "allowedHosts", "statusBar",
     ]
 
     /// Rules that span keys, checked once everything has been applied.
