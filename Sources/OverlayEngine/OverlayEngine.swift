@@ -135,7 +135,9 @@ public struct OverlayEngine: Sendable {
     /// follows the bar's target, set when its hide or show starts).
     private var pendingDeadline: (time: Instant, kind: DeadlineKind)? {
         var next: (time: Instant, kind: DeadlineKind)?
-        if let current, !current.state.hasEnded, let end = current.deadline { next = (end, .messageEnds) }
+        // Fields read through the optional, not by binding `current`: a bound copy of the message
+        // would retain its strings, on every read of `nextDeadline`.
+        if current?.state.hasEnded == false, let end = current?.deadline { next = (end, .messageEnds) }
         if let end = transition?.end, next.map({ end < $0.time }) ?? true { next = (end, .transitionEnds) }
         if let end = statusBar.nextDeadline, next.map({ end < $0.time }) ?? true { next = (end, .statusBarEnds) }
         return next
