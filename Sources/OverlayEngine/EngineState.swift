@@ -8,11 +8,18 @@ public struct EngineState: Hashable, Sendable {
     public var orientation: Orientation
     /// The device profile's name.
     public var device: String
+    /// The status bar at rest and its hierarchy; nil for a channel stored before there was one,
+    /// which starts with the configured launch state.
+    public var statusBar: StatusBar.Record?
 
-    public init(version: UInt64 = 0, nextID: Int64 = 1, orientation: Orientation = .portrait, device: String = "") {
+    public init(
+        version: UInt64 = 0, nextID: Int64 = 1, orientation: Orientation = .portrait, device: String = "",
+        statusBar: StatusBar.Record? = nil
+    ) {
         self.version = version
         self.nextID = nextID
         self.orientation = orientation
         self.device = device
+        self.statusBar = statusBar
     }
 }

@@ -42,9 +42,10 @@ extension OverlayEngine {
         let immediate = message.immediate
         // An immediate message takes no place in the queue, unless the sticky message it replaces
         // goes back there: the bound holds for every way a message can wait.
+        let held = statusBar.holdsOverlay
         let takesQueueSlot =
             switch phase {
-            case .hidden: false
+            case .hidden: held
             case .hiding: true
             case .showing, .visible, .rotatingOut, .rotatingIn:
                 !immediate || current.map { !$0.state.hasEnded && lifetime(of: $0) == .sticky } ?? false
@@ -54,6 +55,9 @@ extension OverlayEngine {
         }
         nextID += 1
         switch phase {
+        case .hidden where held:
+            // Held by a hidden status bar: it waits as it would behind a hide.
+            if immediate { enqueueAtHead(message) } else { enqueue(message) }
         case .hidden:
             current = message
             startShow(at: now)
@@ -139,7 +143,7 @@ extension OverlayEngine {
     /// The shown message has ended: the next one replaces it at once (the overlay stays, no
     /// animation), or the overlay hides.
     mutating func replaceOrHide(at time: Instant) {
-        guard !queue.isEmpty else {
+        guard !queue.isEmpty, !statusBar.holdsOverlay else {
             startHide(at: time)
             return
         }
@@ -242,6 +246,8 @@ extension OverlayEngine {
     private var retryAfter: Interval {
         let second = Interval.seconds(1)
         let stickyRetry = Interval.seconds(5)
+        // A held queue moves when the status bar shows again, which only its sender knows.
+        guard !statusBar.holdsOverlay else { return stickyRetry }
         guard let current, !current.state.hasEnded else { return second }
         let end: Instant
         if let deadline = current.deadline {

@@ -5,12 +5,15 @@ extension OverlayEngine {
         // During `rotatingOut` the window still has the old orientation and the one a client PUT
         // (and was answered for) is the target: that one is kept, or a restart would lose it.
         EngineState(
-            version: version, nextID: nextID, orientation: rotationTarget ?? orientation, device: device.name)
+            version: version, nextID: nextID, orientation: rotationTarget ?? orientation, device: device.name,
+            statusBar: statusBar.record)
     }
 
     /// An engine restored from a store after a restart: the message that was shown goes back to
     /// the head of the queue and shows again from the start of its animation; the queued ones keep
-    /// their order; ids and versions go on from where they were. `live` are the messages that
+    /// their order; ids and versions go on from where they were. The status bar is at rest as it
+    /// was kept (a hidden one holds the queue); with `controllers` appearance its hierarchy decides
+    /// again, and a bar that comes out otherwise is one more version. `live` are the messages that
     /// were queued or shown, in any order; `history` the ended ones, oldest first. A device name
     /// `devices` does not know leaves the configured device.
     ///
@@ -25,6 +28,11 @@ extension OverlayEngine {
         let changes = engine.applying { engine in
             if let device = devices[state.device] { engine.device = device }
             engine.orientation = state.orientation
+            if let record = state.statusBar {
+                engine.statusBar = StatusBar(
+                    configuration: configuration.statusBar, curve: configuration.curve, restoring: record, now: now)
+                if engine.statusBar.record != record { engine.version += 1 }
+            }
             engine.history = Ring(history.suffix(configuration.historySize))
             for dropped in history.dropLast(engine.history.count) { engine.recorded.record(dropped.id) }
             let inOrder = live.sorted {

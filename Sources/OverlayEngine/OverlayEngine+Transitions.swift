@@ -39,11 +39,8 @@ extension OverlayEngine {
             guard target != orientation else { return false }
             // Complete the hide at once, with no fade; a hidden overlay simply takes the new frame,
             // and a message that waited for the hide shows in it.
-            phase = .hidden
-            transition = nil
-            current = nil
             orientation = target
-            showNextIfAny(at: now)
+            finishHide(at: now)
         case .visible:
             guard target != orientation else { return false }
             startRotatingOut(from: 1, to: target, at: now)
@@ -113,11 +110,13 @@ extension OverlayEngine {
         phase = .hidden
         transition = nil
         current = nil
+        leaving = nil
         showNextIfAny(at: time)
     }
 
+    /// Shows the head of the queue, unless the status bar holds the overlay.
     mutating func showNextIfAny(at time: Instant) {
-        guard !queue.isEmpty else { return }
+        guard !queue.isEmpty, !statusBar.holdsOverlay else { return }
         current = queue.removeFirst()
         startShow(at: time)
     }

@@ -8,8 +8,9 @@
 ///
 /// `version` grows by one for each event that changes something and for each deadline reached.
 ///
-/// The events are in `OverlayEngine+Messages.swift` (post, PATCH, DELETE) and
-/// `OverlayEngine+Transitions.swift` (orientation, device, and the phases they drive).
+/// The events are in `OverlayEngine+Messages.swift` (post, PATCH, DELETE),
+/// `OverlayEngine+Transitions.swift` (orientation, device, and the phases they drive) and
+/// `OverlayEngine+StatusBar.swift` (the app's status bar under the overlay, and its hold on it).
 public struct OverlayEngine: Sendable {
     public let configuration: EngineConfiguration
     public internal(set) var version: UInt64
@@ -41,6 +42,11 @@ public struct OverlayEngine: Sendable {
     public internal(set) var queue = Ring<Message>()
     /// Ended messages, oldest first, at most `historySize`.
     public internal(set) var history = Ring<Message>()
+    /// The app's own status bar under the overlay; while it is hidden it holds the overlay.
+    public internal(set) var statusBar: StatusBar
+    /// The message the overlay still draws while it hides beside the status bar: back in the queue
+    /// already (or ended), so not `current`, which would make it shown and queued at once.
+    var leaving: Message?
     public internal(set) var nextID: Int64
     /// What the running event has changed so far; empty between events, which hand it to their
     /// caller.
@@ -57,12 +63,13 @@ public struct OverlayEngine: Sendable {
         self.device = configuration.device
         self.orientation = configuration.orientation
         self.nextID = nextID
+        self.statusBar = StatusBar(configuration: configuration.statusBar, curve: configuration.curve, now: now)
     }
 
     // MARK: - Reading
 
     /// The earliest time at which something happens without an event: the end of the running
-    /// animation or of the shown message's display time.
+    /// animation, of the shown message's display time, or of the status bar's hide or show.
     public var nextDeadline: Instant? { pendingDeadline?.time }
 
     /// The shown message (if it has not ended) and the queued ones, in the order they show.
@@ -104,6 +111,7 @@ public struct OverlayEngine: Sendable {
             switch deadline.kind {
             case .messageEnds: messageTimeEnded(at: deadline.time)
             case .transitionEnds: transitionEnded(at: deadline.time)
+            case .statusBarEnds: statusBar.advance(to: deadline.time)
             }
             version += 1
         }
@@ -118,20 +126,21 @@ public struct OverlayEngine: Sendable {
     private enum DeadlineKind {
         case messageEnds
         case transitionEnds
+        case statusBarEnds
     }
 
     /// The shown message's end wins a tie with an animation's end: during a rotation both can
     /// fall on one instant, and the message must end before `rotatingIn` ends and replaces it.
+    /// The status bar's end comes last in a tie: reaching it changes nothing else (the hold
+    /// follows the bar's target, set when its hide or show starts).
     private var pendingDeadline: (time: Instant, kind: DeadlineKind)? {
-        let messageEnd = current.flatMap { $0.state.hasEnded ? nil : $0.deadline }
-        let transitionEnd = transition?.end
-        switch (messageEnd, transitionEnd) {
-        case (let message?, let animation?):
-            return message <= animation ? (message, .messageEnds) : (animation, .transitionEnds)
-        case (let message?, nil): return (message, .messageEnds)
-        case (nil, let animation?): return (animation, .transitionEnds)
-        case (nil, nil): return nil
-        }
+        var next: (time: Instant, kind: DeadlineKind)?
+        // Fields read through the optional, not by binding `current`: a bound copy of the message
+        // would retain its strings, on every read of `nextDeadline`.
+        if current?.state.hasEnded == false, let end = current?.deadline { next = (end, .messageEnds) }
+        if let end = transition?.end, next.map({ end < $0.time }) ?? true { next = (end, .transitionEnds) }
+        if let end = statusBar.nextDeadline, next.map({ end < $0.time }) ?? true { next = (end, .statusBarEnds) }
+        return next
     }
 
     private mutating func messageTimeEnded(at time: Instant) {

@@ -179,15 +179,7 @@ public struct StatusBar: Hashable, Sendable {
     /// advanced to `time` first (so that deadlines are reached in order with its own).
     public mutating func apply(_ input: StatusBarInput, at time: Instant) -> Result<StatusBarEffect, StatusBarError> {
         advance(to: time)
-        if configuration.appearance == .controllers {
-            for (field, isSet) in [("style", input.style != nil), ("hidden", input.hidden != nil)] where isSet {
-                return .failure(.wrongAppearance(field: field, appearance: .controllers))
-            }
-            // The deciding controller's animation is used, so a direct one would be a silent no-op.
-            if input.animation != nil {
-                return .failure(.wrongAppearance(field: "animation", appearance: .controllers))
-            }
-        }
+        if let refusal = configuration.refusal(of: input) { return .failure(refusal) }
         var effect = StatusBarEffect.unchanged
         if let animation = input.animation, animation != self.animation {
             self.animation = animation
@@ -206,9 +198,7 @@ public struct StatusBar: Hashable, Sendable {
         _ hierarchy: ControllerHierarchy, at time: Instant
     ) -> Result<StatusBarEffect, StatusBarError> {
         advance(to: time)
-        guard configuration.appearance == .controllers else {
-            return .failure(.wrongAppearance(field: "controllers", appearance: .application))
-        }
+        if let refusal = configuration.hierarchyRefusal { return .failure(refusal) }
         var effect = StatusBarEffect.unchanged
         if hierarchy != self.hierarchy {
             self.hierarchy = hierarchy

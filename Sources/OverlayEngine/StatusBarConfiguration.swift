@@ -21,6 +21,24 @@ public struct StatusBarConfiguration: Hashable, Sendable {
     /// (sent, failed, progress) and keep their colours under any bar.
     public static let followingKinds: Set<MessageKind> = [.info, .sending]
 
+    /// Why the appearance mode refuses a direct setting (`PUT /statusbar`), or nil. It depends on
+    /// the configuration alone, so a server can refuse before it looks at (or creates) a channel.
+    public func refusal(of input: StatusBarInput) -> StatusBarError? {
+        guard appearance == .controllers else { return nil }
+        for (field, isSet) in [("style", input.style != nil), ("hidden", input.hidden != nil)] where isSet {
+            return .wrongAppearance(field: field, appearance: .controllers)
+        }
+        // The deciding controller's animation is used, so a direct one would be a silent no-op.
+        if input.animation != nil { return .wrongAppearance(field: "animation", appearance: .controllers) }
+        return nil
+    }
+
+    /// Why the appearance mode refuses a hierarchy (`PUT /statusbar/controllers`), or nil: with
+    /// `application` appearance it would be kept without deciding anything.
+    public var hierarchyRefusal: StatusBarError? {
+        appearance == .controllers ? nil : .wrongAppearance(field: "controllers", appearance: .application)
+    }
+
     /// The colours of a message of `kind`, whose own style is `own`, under a bar drawn in `style`.
     public func colours(for kind: MessageKind, own: Style?, under style: StatusBarStyle) -> Style? {
         guard StatusBarConfiguration.followingKinds.contains(kind) else { return own }

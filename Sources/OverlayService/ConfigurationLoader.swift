@@ -267,6 +267,7 @@ public enum ConfigurationLoader {
             try limits.integer("publishQueue", in: 1...10_000) { c.publishQueue = $0 }
         }
         try CrossOriginPolicy.read(reader, into: &c)
+        try readStatusBar(reader, into: &c)
         try reader.rejectUnknown(ConfigurationLoader.topLevelKeys)
         configuration = c
     }
@@ -276,7 +277,7 @@ public enum ConfigurationLoader {
         "heartbeatSeconds", "token", "readToken", "publish", "devices",
         "showStyle", "curve", "showDuration", "hideDuration", "rotationDuration", "durations", "completeDuration",
         "maxStickySeconds", "maxQueue", "historySize", "inset", "progressBar", "styles", "limits",
-        "cors", "allowedHosts",
+        "cors", "allowedHosts", "statusBar",
     ]
 
     /// Rules that span keys, checked once everything has been applied.

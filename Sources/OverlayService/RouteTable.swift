@@ -27,6 +27,15 @@ extension OverlayService {
         Route("PUT", "/device", .channel, .write) { service, request, parameters throws(APIError) in
             try service.putSetting(.device, request, parameters)
         },
+        Route("GET", "/statusbar", .channel, .read) { service, _, parameters throws(APIError) in
+            .response(service.getStatusBar(parameters))
+        },
+        Route("PUT", "/statusbar", .channel, .write) { service, request, parameters throws(APIError) in
+            try service.putStatusBar(request, parameters)
+        },
+        Route("PUT", "/statusbar/controllers", .channel, .write) { service, request, parameters throws(APIError) in
+            try service.putControllers(request, parameters)
+        },
         Route("GET", "/events", .channel, .read) { service, request, parameters throws(APIError) in
             try service.getEvents(request, parameters)
         },

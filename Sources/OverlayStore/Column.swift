@@ -173,6 +173,8 @@ extension NamedColumnValue {
 extension Orientation: NamedColumnValue {}
 extension MessageKind: NamedColumnValue {}
 extension MessageState: NamedColumnValue {}
+extension StatusBarStyle: NamedColumnValue {}
+extension StatusBarAnimation: NamedColumnValue {}
 
 extension Optional: ColumnValue where Wrapped: ColumnValue {
     var sqlValue: SQLValue { map(\.sqlValue) ?? .null }

@@ -1,12 +1,58 @@
 import OverlayEngine
 
 /// A channel's row: the engine's state, with the reservations that keep versions and ids from
-/// repeating after a crash.
+/// repeating after a crash, and the status bar at rest (its controllers are rows of their own).
 struct ChannelRow {
     var name: String
     var state: EngineState
     var versionReserved: UInt64
     var idReserved: Int64
+    // The status bar's columns are null in a row stored before there was one: such a channel
+    // starts with the configured launch state.
+    var statusBarStyle: StatusBarStyle? = nil
+    var statusBarHidden: Bool? = nil
+    var statusBarAnimation: StatusBarAnimation? = nil
+    var statusBarHiddenBy: StatusBarAnimation? = nil
+    /// The hierarchy's root; null when no hierarchy was sent.
+    var statusBarRoot: String? = nil
+
+    /// The row of `state`, the status bar's columns included.
+    init(name: String, state: EngineState, versionReserved: UInt64, idReserved: Int64) {
+        self.name = name
+        self.state = state
+        self.versionReserved = versionReserved
+        self.idReserved = idReserved
+        if let bar = state.statusBar {
+            statusBarStyle = bar.style
+            statusBarHidden = bar.hidden
+            statusBarAnimation = bar.animation
+            statusBarHiddenBy = bar.hiddenBy
+            statusBarRoot = bar.hierarchy?.root
+        }
+    }
+
+    /// The status bar the columns hold, with `hierarchy` read from its rows; nil for a row from
+    /// before the status bar was stored.
+    func statusBar(hierarchy: ControllerHierarchy?) -> StatusBar.Record? {
+        guard let statusBarStyle, let statusBarHidden, let statusBarAnimation, let statusBarHiddenBy else {
+            return nil
+        }
+        return StatusBar.Record(
+            style: statusBarStyle, hidden: statusBarHidden, animation: statusBarAnimation,
+            hiddenBy: statusBarHiddenBy, hierarchy: hierarchy)
+    }
+}
+
+/// One controller of a channel's status-bar hierarchy, at its place in the order it was sent.
+struct ControllerRow {
+    var channel: String
+    var position: Int64
+    var controller: ControllerHierarchy.Controller
+
+    /// A row to read into: every field is set from its column.
+    static var empty: ControllerRow {
+        ControllerRow(channel: "", position: 0, controller: ControllerHierarchy.Controller(name: ""))
+    }
 }
 
 /// A message's row. `historySequence` orders the ended ones in the order they ended; it is null
@@ -43,6 +89,27 @@ enum Schema {
                 onConflict: "max(channels.next_id_reserved, excluded.next_id_reserved)"),
             Column("orientation", \.state.orientation),
             Column("device", \.state.device),
+            Column("status_bar_style", \.statusBarStyle),
+            Column("status_bar_hidden", \.statusBarHidden),
+            Column("status_bar_animation", \.statusBarAnimation),
+            Column("status_bar_hidden_by", \.statusBarHiddenBy),
+            Column("status_bar_root", \.statusBarRoot),
+        ])
+
+    static let controllers = Table<ControllerRow>(
+        name: "status_bar_controllers", key: ["channel", "position"],
+        columns: [
+            Column("channel", \.channel),
+            Column("position", \.position),
+            Column("name", \.controller.name),
+            Column("preferred_style", \.controller.preferredStatusBarStyle),
+            Column("prefers_hidden", \.controller.prefersStatusBarHidden),
+            Column("update_animation", \.controller.preferredStatusBarUpdateAnimation),
+            Column("child_for_style", \.controller.childForStatusBarStyle),
+            Column("child_for_hidden", \.controller.childForStatusBarHidden),
+            Column("presented", \.controller.presented),
+            Column("full_screen", \.controller.fullScreen),
+            Column("captures_appearance", \.controller.modalPresentationCapturesStatusBarAppearance),
         ])
 
     static let messages = Table<MessageRow>(
@@ -108,6 +175,32 @@ enum Schema {
             """
             ALTER TABLE messages ADD COLUMN shown_at_ns INTEGER;
             ALTER TABLE messages ADD COLUMN display_started_at_ns INTEGER;
+            """
+        ),
+        (
+            // The status bar under the overlay: its state at rest, and the controller hierarchy
+            // that decides it with `controllers` appearance.
+            3,
+            """
+            ALTER TABLE channels ADD COLUMN status_bar_style TEXT;
+            ALTER TABLE channels ADD COLUMN status_bar_hidden INTEGER;
+            ALTER TABLE channels ADD COLUMN status_bar_animation TEXT;
+            ALTER TABLE channels ADD COLUMN status_bar_hidden_by TEXT;
+            ALTER TABLE channels ADD COLUMN status_bar_root TEXT;
+            CREATE TABLE status_bar_controllers (
+              channel TEXT NOT NULL,
+              position INTEGER NOT NULL,
+              name TEXT NOT NULL,
+              preferred_style TEXT NOT NULL,
+              prefers_hidden INTEGER NOT NULL,
+              update_animation TEXT NOT NULL,
+              child_for_style TEXT,
+              child_for_hidden TEXT,
+              presented TEXT,
+              full_screen INTEGER NOT NULL,
+              captures_appearance INTEGER NOT NULL,
+              PRIMARY KEY (channel, position)
+            ) WITHOUT ROWID;
             """
         ),
     ]

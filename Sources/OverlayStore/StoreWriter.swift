@@ -14,7 +14,12 @@ final class StoreWriter: @unchecked Sendable {
     private let upsertChannel: Statement
     private let upsertMessage: Statement
     private let deleteMessage: Statement
+    private let upsertController: Statement
+    private let deleteControllers: Statement
     private var reservedVersions: [String: UInt64] = [:]
+    /// The status-bar hierarchy on disk per channel: a record rewrites the controllers' rows only
+    /// when its hierarchy differs (it is sent rarely, and every record carries it).
+    private var storedHierarchies: [String: ControllerHierarchy] = [:]
     private var reservedIDs: [String: Int64] = [:]
     private var historySequence: Int64 = 0
 
@@ -23,6 +28,8 @@ final class StoreWriter: @unchecked Sendable {
         upsertChannel = try database.prepare(Schema.channels.upsert)
         upsertMessage = try database.prepare(Schema.messages.upsert)
         deleteMessage = try database.prepare("DELETE FROM messages WHERE channel = ?1 AND id = ?2")
+        upsertController = try database.prepare(Schema.controllers.upsert)
+        deleteControllers = try database.prepare("DELETE FROM status_bar_controllers WHERE channel = ?1")
     }
 
     /// Every stored channel, its reservations taken as its version and next id.
@@ -33,11 +40,17 @@ final class StoreWriter: @unchecked Sendable {
             database, where: "channel = ?1 AND history_seq IS NULL", orderBy: "queue_order")
         let ended = try Schema.messages.prepareSelect(
             database, where: "channel = ?1 AND history_seq IS NOT NULL", orderBy: "history_seq")
+        let controllers = try Schema.controllers.prepareSelect(database, where: "channel = ?1", orderBy: "position")
         var loaded: [LoadedChannel] = []
         while try channels.step() {
             var row = ChannelRow(name: "", state: EngineState(), versionReserved: 0, idReserved: 1)
             try Schema.channels.read(channels, into: &row, path: path)
             var state = row.state
+            let hierarchy = try row.statusBarRoot.map { root throws(StoreError) in
+                try self.hierarchy(of: row.name, root: root, from: controllers)
+            }
+            state.statusBar = row.statusBar(hierarchy: hierarchy)
+            if let hierarchy { storedHierarchies[row.name] = hierarchy }
             state.version = row.versionReserved
             state.nextID = max(1, row.idReserved)
             reservedVersions[row.name] = row.versionReserved
@@ -64,14 +77,39 @@ final class StoreWriter: @unchecked Sendable {
         return messages
     }
 
+    /// A channel's status-bar hierarchy from its rows, checked as one sent over HTTP is: a
+    /// database that holds no valid hierarchy stops start-up rather than deciding the bar wrongly.
+    private func hierarchy(
+        of channel: String, root: String, from statement: Statement
+    ) throws(StoreError) -> ControllerHierarchy {
+        statement.bind(1, channel)
+        defer { statement.reset() }
+        var controllers: [ControllerHierarchy.Controller] = []
+        while try statement.step() {
+            var row = ControllerRow.empty
+            try Schema.controllers.read(statement, into: &row, path: database.path)
+            controllers.append(row.controller)
+        }
+        switch ControllerHierarchy.validated(root: root, controllers: controllers) {
+        case .success(let hierarchy): return hierarchy
+        case .failure(let error):
+            throw StoreError(
+                "\(database.path): the status-bar controllers of channel \(channel) are not a valid hierarchy: \(error)"
+            )
+        }
+    }
+
     /// Writes `records` in one transaction; on an error nothing of them is written.
     func commit(_ records: [ChannelRecord]) throws(StoreError) {
+        // What this transaction writes is on disk only if it commits.
+        let hierarchiesBefore = storedHierarchies
         try database.execute("BEGIN IMMEDIATE")
         do {
             for record in records { try write(record) }
             try database.execute("COMMIT")
         } catch {
             try? database.execute("ROLLBACK")
+            storedHierarchies = hierarchiesBefore
             throw error
         }
     }
@@ -101,6 +139,18 @@ final class StoreWriter: @unchecked Sendable {
             Schema.messages.bind(
                 MessageRow(channel: record.name, message: message, historySequence: sequence), to: upsertMessage)
             try upsertMessage.run()
+        }
+        let hierarchy = record.state.statusBar?.hierarchy
+        if hierarchy != storedHierarchies[record.name] {
+            deleteControllers.bind(1, record.name)
+            try deleteControllers.run()
+            for (position, controller) in (hierarchy?.controllers ?? []).enumerated() {
+                Schema.controllers.bind(
+                    ControllerRow(channel: record.name, position: Int64(position), controller: controller),
+                    to: upsertController)
+                try upsertController.run()
+            }
+            storedHierarchies[record.name] = hierarchy
         }
         for id in record.forgotten {
             deleteMessage.bind(1, record.name)

@@ -27,7 +27,8 @@ struct OpenAPITests {
     /// The paths whose operations every channel has, unprefixed (the `default` channel) and under
     /// `/channels/{name}`.
     static let channelPaths = [
-        "/messages", "/messages/{id}", "/overlay", "/orientation", "/device", "/events", "/preview",
+        "/messages", "/messages/{id}", "/overlay", "/orientation", "/device", "/statusbar",
+        "/statusbar/controllers", "/events", "/preview",
     ]
 
     /// A request that should succeed, per documented operation: the path with its parameters
@@ -40,6 +41,8 @@ struct OpenAPITests {
             case ("PATCH", _): #"{"text": "changed"}"#
             case ("PUT", "orientation"): #"{"orientation": "landscapeLeft"}"#
             case ("PUT", "device"): #"{"device": "iphone"}"#
+            case ("PUT", "statusbar"): #"{"hidden": true, "animation": "slide"}"#
+            case ("PUT", "controllers"): #"{"root": "main", "controllers": [{"name": "main"}]}"#
             case ("POST", "clock"): #"{"advance": 0.5}"#
             default: nil
             }
@@ -123,6 +126,9 @@ struct OpenAPITests {
     @Test func everyDocumentedOperationIsRouted() throws {
         let outline = try Self.outline()
         let live = try LiveServer()
+        // A hierarchy decides only with controllers appearance (else 409): that PUT goes to a
+        // server configured so.
+        let controllers = try LiveServer { $0.engine.statusBar.appearance = .controllers }
         // Messages in both spellings of the default channel, so that ids exist for every
         // operation on /messages/{id} (a DELETE ends one; later PATCHes of it are 409).
         var nextID = 1
@@ -141,7 +147,8 @@ struct OpenAPITests {
                 #expect(response.header("Content-Type") == "text/event-stream; charset=utf-8")
             } else {
                 let headers = body == nil ? [] : [("Content-Type", "application/json")]
-                let response = try live.request(operation.method, path, headers: headers, body: body)
+                let server = operation.method == "PUT" && path.hasSuffix("/controllers") ? controllers : live
+                let response = try server.request(operation.method, path, headers: headers, body: body)
                 (status, answer) = (response.status, response.text)
                 if operation.method == "OPTIONS" {
                     let documented = outline.operations.filter { $0.path == operation.path }.map(\.method)
@@ -213,6 +220,27 @@ struct OpenAPITests {
         expectKeys(overlay["progressBar"], nested + ["progressBar"])
         expectKeys(overlay["animation"], nested + ["animation"], optional: ["curve"])
         expectKeys(overlay["frame"], ["Rect"])
+        expectKeys(overlay["statusBar"], ["StatusBar"])
+        expectKeys(overlay["statusBar"]?["frame"], ["Rect"])
+        #expect(overlay["held"]?.bool == false)
+
+        // The status bar hiding (its animation), then its state with a hierarchy.
+        let hidden = try live.request("PUT", "/statusbar?hidden=true&animation=slide")
+        #expect(hidden.status == 200)
+        expectKeys(hidden.json, ["Overlay"])
+        expectKeys(
+            hidden.json["statusBar"]?["animation"], ["StatusBar", "properties", "animation"], optional: ["curve"])
+        expectKeys(try live.get("/statusbar").json, ["StatusBarState"])
+        let controllers = try LiveServer { $0.engine.statusBar.appearance = .controllers }
+        let hierarchy = #"{"root": "main", "controllers": [{"name": "main", "presented": "modal"}, {"name": "modal"}]}"#
+        #expect(try controllers.request("PUT", "/statusbar/controllers", body: hierarchy).status == 200)
+        let state = try controllers.get("/statusbar").json
+        expectKeys(state, ["StatusBarState"])
+        expectKeys(state["hierarchy"], ["ControllerHierarchy"])
+        expectKeys(state["hierarchy"]?["controllers"]?[1], ["Controller"])
+        let refused = try controllers.request("PUT", "/statusbar", body: #"{"hidden": true}"#)
+        #expect(refused.status == 409)
+        expectKeys(refused.json["error"], ["Error", "properties", "error"], optional: ["field"])
 
         expectKeys(try live.get("/channels").json, ["ChannelList"])
         expectKeys(try live.get("/channels").json["channels"]?[0], ["Channel"])
@@ -233,7 +261,7 @@ struct OpenAPITests {
                 .flowList ?? [])
         for code in [
             "not_found", "invalid_field", "bad_request", "method_not_allowed", "unsupported_media_type",
-            "origin_not_allowed", "host_not_allowed",
+            "origin_not_allowed", "host_not_allowed", "controller_based_appearance",
         ] {
             #expect(codes.contains(code), "\(code) is not documented")
         }

@@ -29,6 +29,53 @@ struct StoreSchemaTests {
         let messages = try StoreSchemaTests.columns(of: "messages", in: database)
         #expect(Set(messages) == Set(Schema.messages.columns.map(\.name)))
         #expect(messages.count == Schema.messages.columns.count)
+        let controllers = try StoreSchemaTests.columns(of: "status_bar_controllers", in: database)
+        #expect(Set(controllers) == Set(Schema.controllers.columns.map(\.name)))
+        #expect(controllers.count == Schema.controllers.columns.count)
+    }
+
+    /// The status bar's fields and every field of every controller, each with a value no other
+    /// field of its type has, written and read back: each comes back in its own field.
+    @Test func statusBarRoundTrips() throws {
+        typealias Controller = ControllerHierarchy.Controller
+        let directory = try TemporaryDirectory()
+        var configuration = EngineConfiguration()
+        configuration.statusBar.appearance = .controllers
+        var engine = OverlayEngine(configuration: configuration)
+        let hierarchy = try ControllerHierarchy.validated(
+            root: "root",
+            controllers: [
+                Controller(
+                    name: "root", preferredStatusBarStyle: .lightContent, prefersStatusBarHidden: false,
+                    preferredStatusBarUpdateAnimation: .none, childForStatusBarStyle: "child",
+                    childForStatusBarHidden: nil, presented: "modal", fullScreen: true,
+                    modalPresentationCapturesStatusBarAppearance: false),
+                Controller(
+                    name: "child", preferredStatusBarStyle: .darkContent, prefersStatusBarHidden: true,
+                    preferredStatusBarUpdateAnimation: .slide, childForStatusBarStyle: nil,
+                    childForStatusBarHidden: "modal"),
+                Controller(
+                    name: "modal", preferredStatusBarStyle: .default, prefersStatusBarHidden: true,
+                    preferredStatusBarUpdateAnimation: .fade, fullScreen: false,
+                    modalPresentationCapturesStatusBarAppearance: true),
+            ]
+        ).get()
+        let applied = engine.setControllers(hierarchy, at: .seconds(1))
+        #expect(try applied.value.get().visibility == .hide)
+        let record = ChannelRecord(name: "bar", engine: engine, changes: applied.changes)
+        #expect(record.state.statusBar?.hierarchy == hierarchy)
+        do {
+            let store = try OverlayStore(directory: directory.path)
+            store.start()
+            #expect(store.waitUntilDurable(store.submit(record)))
+            store.close()
+        }
+        let store = try OverlayStore(directory: directory.path)
+        let loaded = try #require(store.load().first)
+        #expect(loaded.state.statusBar == engine.statusBar.record)
+        #expect(loaded.state.statusBar?.hierarchy?.controllers == hierarchy.controllers)
+        #expect(loaded.state.statusBar?.hiddenBy == .fade)
+        #expect(loaded.state.statusBar?.style == .default)
     }
 
     /// A list that names a column the table lacks fails when its statement is prepared.

@@ -39,6 +39,12 @@ def expect_drawn(check, context, browser, server, step, cap_width=0):
         drawn["background"], rotated_box(frame, rotation, [0, overlay["contentOffset"], length, thick]),
         HALF_POINT, f"{where}: background (contentOffset {overlay['contentOffset']})")
     check.close(drawn["statusBar"], rect(frame), HALF_POINT, f"{where}: status bar box")
+    # The status bar's own content: its alpha, and its offset (a slide) within the bar.
+    bar_state = overlay["statusBar"]
+    check.close(drawn["statusBarOpacity"], bar_state["alpha"], 0.005, f"{where}: status bar opacity")
+    check.close(
+        drawn["statusBarContent"], rotated_box(frame, rotation, [0, bar_state["offset"], length, thick]),
+        HALF_POINT, f"{where}: status bar content (offset {bar_state['offset']})")
     if overlay["label"]:
         check.close(
             drawn["label"], rotated_box(frame, rotation, rect(overlay["label"]["frame"])), HALF_POINT,
@@ -142,21 +148,28 @@ def notch(check, context):
 
 
 def held_under_hidden_status_bar(check, context):
-    """A held overlay under a hidden status bar: only once the server serves the status bar."""
+    """The status bar fading out with the overlay beside it, then the overlay held under it."""
     server = context.server({"device": "iphone"})
-    status, _, _ = server.request("GET", "/statusbar")
-    if status == 404:
-        check.note("skipped: this overlayd does not serve /statusbar yet")
-        return
     browser = open_preview(context, server)
     server.post("Held", "sending")
     server.advance(1)
     server.json("PUT", "/statusbar", {"hidden": True, "animation": "fade"})
     server.advance(0.125)
-    expect_drawn(check, context, browser, server, "status-bar-hiding")
+    hiding = expect_drawn(check, context, browser, server, "status-bar-hiding")
+    check.expect(hiding["statusBar"]["alpha"] == 0.5 and hiding["alpha"] == 0.5,
+                 f"not half way through the fade: {hiding['statusBar']['alpha']}, {hiding['alpha']}")
     server.advance(1)
+    server.post("Still held", "info")
     overlay = expect_drawn(check, context, browser, server, "held-under-hidden-status-bar")
     check.expect(overlay.get("held") is True, f"the overlay is not held: {overlay.get('held')}")
+    check.expect(overlay["queued"] == 2 and overlay["phase"] == "hidden", f"not held: {overlay}")
+    browser.wait_for("return /held/.test(document.getElementById('readout').textContent)", what="held in the readout")
+    # The bar slides back in; the held message slides in beside it.
+    server.json("PUT", "/statusbar", {"hidden": False, "animation": "slide"})
+    server.advance(0.125)
+    showing = expect_drawn(check, context, browser, server, "status-bar-sliding-in")
+    check.expect(showing["statusBar"]["offset"] == -10 and showing["contentOffset"] == -10,
+                 f"not half way through the slide: {showing['statusBar']['offset']}, {showing['contentOffset']}")
 
 
 def real_clock_slide(check, context):

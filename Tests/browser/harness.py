@@ -211,6 +211,8 @@ return {
   background: box('overlay-bg'), label: box('label'), text: document.getElementById('label-text').textContent,
   bar: box('bar'), capLeft: box('bar-cap-left'), capRight: box('bar-cap-right'),
   spinner: !document.getElementById('spinner').hidden, statusBar: box('statusbar'),
+  statusBarContent: box('sb-content'),
+  statusBarOpacity: Number(getComputedStyle(document.getElementById('sb-content')).opacity),
 };
 """
 
