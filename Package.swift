@@ -28,19 +28,27 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // What every layer with I/O shares: the monotonic clock and the one address parser.
+        // libcurl's header from Debian (libcurl4-openssl-dev), for the publisher's outgoing POSTs.
+        // No pkgConfig: that would link libcurl into every overlayd; the shim loads it with
+        // dlopen when publishing is on, and wraps its variadic setters.
+        .systemLibrary(name: "CCurl"),
+        // What every layer with I/O shares: the monotonic clock, the one address parser, threads.
         .target(name: "Platform", swiftSettings: strict),
         // The one room where C lives: libmicrohttpd turned into Request -> Response.
         .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD", "Platform"], swiftSettings: strict),
         // The pure overlay state machine: no Foundation, no clock, no I/O.
         .target(name: "OverlayEngine", swiftSettings: strict),
         // The engine's state in SQLite, written by one group-committing thread.
-        .target(name: "OverlayStore", dependencies: ["CSQLite", "OverlayEngine"], swiftSettings: strict),
+        .target(name: "OverlayStore", dependencies: ["CSQLite", "OverlayEngine", "Platform"], swiftSettings: strict),
+        // Every new overlay version POSTed to a pub/sub endpoint (nchan), off the write path.
+        .target(name: "OverlayPublisher", dependencies: ["CCurl", "Platform"], swiftSettings: strict),
         // Routes, JSON, configuration and the driver that owns the clock and the timer.
-        // openapi.yaml is compiled in (no Foundation bundle needed) and served at /openapi.yaml.
+        // openapi.yaml and the preview page are compiled in (no Foundation bundle needed) and served
+        // at /openapi.yaml and /preview.
         .target(
-            name: "OverlayService", dependencies: ["OverlayEngine", "OverlayStore", "MicroHTTP", "Platform"],
-            resources: [.embedInCode("openapi.yaml")], swiftSettings: strict),
+            name: "OverlayService",
+            dependencies: ["OverlayEngine", "OverlayStore", "MicroHTTP", "OverlayPublisher", "Platform"],
+            resources: [.embedInCode("openapi.yaml"), .embedInCode("PreviewPage.html")], swiftSettings: strict),
         // The Swift client of the HTTP API: types, interpolation, calls and the update stream.
         .target(name: "OverlayClient", swiftSettings: strict),
         // `overlayd post` and `overlayd watch`, on the client library.
@@ -61,6 +69,11 @@ let package = Package(
         .testTarget(
             name: "OverlayServiceTests",
             dependencies: ["OverlayService", "OverlayEngine", "MicroHTTP", "Platform"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "OverlayPublisherTests",
+            dependencies: ["OverlayPublisher", "OverlayService", "OverlayEngine", "Platform"],
             swiftSettings: strict
         ),
     ],

@@ -25,11 +25,13 @@ public func fuzzRequestDecoders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> C
 ///     Upload done               the body, up to a line `%%` that starts the next request
 ///
 /// Flags: `a` write and read tokens (`Bearer fuzz-write-token`, `fuzz-read-token`), `f` fade,
-/// `n` no animation, `e` easeInOut, `c` a cap width wider than the bar, `t` bar on top.
+/// `n` no animation, `e` easeInOut, `c` a cap width wider than the bar, `t` bar on top, `v` the
+/// status bar decided by view controllers (`statusBar.appearance: controllers`), `h` the status
+/// bar hidden at launch.
 ///
 /// Each request's body goes to `JSONParser` (and, when it is JSON, through `JSONWriter` and back:
 /// the round trip must give the same value); the request goes to `RequestFields` with each kind of
-/// text field and every accessor; then to `OverlayService.respond(to:)` on one ephemeral
+/// text field and every accessor, and to both status-bar decoders; then to `OverlayService.respond(to:)` on one ephemeral
 /// manual-clock service per input (small queue, history and channel limits so that an input
 /// reaches them), whose answers must be well-formed: a known status, JSON that parses, the error
 /// shape, `Allow` on 405, `WWW-Authenticate` on 401, no body on 204 and 304. After the last
@@ -38,6 +40,7 @@ enum RequestDecoderFuzz {
     static let statuses: Set<Int> = [200, 202, 204, 304, 400, 401, 404, 405, 409, 413, 415, 422, 429, 503]
     static let fieldNames = [
         "kind", "text", "progress", "duration", "immediate", "key", "orientation", "device", "advance", "to",
+        "style", "hidden", "animation", "root", "controllers",
     ]
     static let textFields: [String?] = [nil, "text", "orientation", "device", "advance"]
 
@@ -60,6 +63,8 @@ enum RequestDecoderFuzz {
         if input.flags.contains("e") { configuration.engine.curve = .easeInOut }
         if input.flags.contains("c") { configuration.engine.progressBarCapWidth = 500 }
         if input.flags.contains("t") { configuration.engine.progressBarPosition = .top }
+        if input.flags.contains("v") { configuration.engine.statusBar.appearance = .controllers }
+        if input.flags.contains("h") { configuration.engine.statusBar.hiddenAtLaunch = true }
         guard let service = try? OverlayService(configuration: configuration) else {
             fatalError("an ephemeral service could not be made")
         }
@@ -81,7 +86,7 @@ enum RequestDecoderFuzz {
 
     /// Nothing a client sends may corrupt the queue (SPEC.md §5): after every request the default
     /// channel's overlay and message list read back and agree, its version has not gone back, and
-    /// the overlay's numbers are in range. Returns the version.
+    /// the overlay's and the status bar's numbers are in range. Returns the version.
     static func checkState(
         _ service: OverlayService, headers: [Header], after request: HTTPRequest, version: Double
     ) -> Double {
@@ -98,7 +103,10 @@ enum RequestDecoderFuzz {
             case .number(let now)? = overlay["version"], case .number(let queued)? = overlay["queued"],
             case .string(let phase)? = overlay["phase"], case .number(let alpha)? = overlay["alpha"],
             case .number(let offset)? = overlay["contentOffset"], case .object(let frame)? = overlay["frame"],
-            case .number(let width)? = frame["width"], case .number(let height)? = frame["height"]
+            case .number(let width)? = frame["width"], case .number(let height)? = frame["height"],
+            case .bool(let held)? = overlay["held"], case .object(let bar)? = overlay["statusBar"],
+            case .bool(let barHidden)? = bar["hidden"], case .number(let barAlpha)? = bar["alpha"],
+            case .number(let barOffset)? = bar["offset"], bar["frame"] == overlay["frame"]
         else { fatalError("overlay or messages of the wrong shape after \(request.method) \(request.path)") }
         let states = messages.map { message -> String in
             guard case .object(let fields) = message, case .string(let state)? = fields["state"] else { return "?" }
@@ -115,8 +123,14 @@ enum RequestDecoderFuzz {
         {
             fail("a live message that is neither shown first nor queued")
         }
-        if queued > 6 { fail("more queued than maxQueue") }
-        if phase == "hidden" && !messages.isEmpty { fail("hidden with live messages") }
+        // The message a hold sends back to the queue keeps its place beyond the bound.
+        if queued > 6 + (held ? 1 : 0) { fail("more queued than maxQueue") }
+        // A hidden status bar holds the overlay: messages wait behind it, none is shown.
+        if phase == "hidden" && !messages.isEmpty && !held { fail("hidden with live messages") }
+        if held != barHidden { fail("held differs from the status bar's hidden") }
+        if held && states.contains("showing") { fail("a message shown while held") }
+        if !(0...1).contains(barAlpha) { fail("the status bar's alpha out of range") }
+        if !(-min(width, height)...0).contains(barOffset) { fail("the status bar's offset out of range") }
         if !(0...1).contains(alpha) { fail("alpha out of range") }
         if !(-min(width, height)...0).contains(offset) { fail("contentOffset out of range") }
         return now
@@ -138,8 +152,11 @@ enum RequestDecoderFuzz {
         }
     }
 
-    /// Every way the routes read fields: with and without a text field, each accessor on each name.
+    /// Every way the routes read fields: with and without a text field, each accessor on each name,
+    /// and the status-bar decoders, which must not crash whatever they refuse.
     static func decodeFields(_ request: HTTPRequest) {
+        _ = try? StatusBarDecoder.input(request)
+        _ = try? StatusBarDecoder.hierarchy(request)
         let names = Set(fieldNames + request.query.map(\.name))
         for textField in textFields {
             guard let fields = try? RequestFields(request, textField: textField) else { continue }

@@ -132,9 +132,9 @@ public struct HTTPResponse: Sendable {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 
-    /// Builds the response in libmicrohttpd once, so that sending it again costs no copy, no
-    /// allocation and no header strings: for answers that stay the same (a version's 304).
-    /// Changing the response after this sends the prepared one still.
+    /// Builds the response in libmicrohttpd once (when it is first sent), so that sending it again
+    /// costs no copy, no allocation and no header strings: for answers that stay the same (a
+    /// version's 304). Changing the response after this sends the prepared one still.
     public mutating func prepare() {
         prepared = PreparedResponse(self)
     }

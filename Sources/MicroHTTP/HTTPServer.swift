@@ -26,6 +26,12 @@ public struct HTTPServerOptions: Sendable {
     public var recordsAddresses: Bool = true
     /// Per-connection memory for headers and buffers; bounds the size of a request head.
     public var connectionMemoryLimit: Int = 0
+    /// Headers sent with every response, the server's own refusals included (CORS headers that
+    /// are the same for every request).
+    public var responseHeaders: [Header] = []
+    /// Headers for a response to a request that sends `Origin`, given its value (CORS with a list
+    /// of origins, echoed one by one). Nil when none depends on it: `Origin` is then not looked up.
+    public var originHeaders: (@Sendable (String) -> [Header])?
 
     public init() {}
 }
@@ -68,6 +74,8 @@ public final class HTTPServer: Sendable {
     private let draining = Atomic(false)
     /// Whether the access log wants each peer's address (looked up as the request completes).
     let recordsAddresses: Bool
+    let responseHeaders: [Header]
+    let originHeaders: (@Sendable (String) -> [Header])?
     /// Responders waiting with a suspended connection, answered 503 when the server stops.
     let suspended = Mutex([ObjectIdentifier: HTTPResponder]())
     /// Streams being sent, ended when the server stops.
@@ -80,6 +88,8 @@ public final class HTTPServer: Sendable {
         self.observer = observer
         self.maxBodyBytes = options.maxBodyBytes
         self.recordsAddresses = options.recordsAddresses
+        self.responseHeaders = options.responseHeaders
+        self.originHeaders = options.originHeaders
         guard (0...65535).contains(options.port) else { throw HTTPServerError.invalidPort(options.port) }
         guard let address = SocketAddress(host: options.host, port: UInt16(options.port)) else {
             throw HTTPServerError.invalidHost(options.host)
@@ -533,16 +543,21 @@ public final class HTTPResponder: @unchecked Sendable {
     }
 
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
-        if let prepared = response.prepared {
+        let perOrigin = originHeaders(connection)
+        // A prepared response is shared by every connection that sends it: headers for one
+        // request's origin cannot go into it, so such an answer is built afresh.
+        if let prepared = response.prepared, perOrigin.isEmpty,
+            let pointer = prepared.pointer(adding: server.responseHeaders)
+        {
             // libmicrohttpd counts the connections using it; ours is released when the last
             // HTTPResponse holding it goes.
-            return MHD_queue_response(connection, UInt32(response.status), prepared.pointer)
+            return MHD_queue_response(connection, UInt32(response.status), pointer)
         }
         let created = response.body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(
                 bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
         }
-        return queue(created, status: response.status, headers: response.headers, on: connection)
+        return queue(created, status: response.status, headers: response.headers, perOrigin, on: connection)
     }
 
     /// A streamed body: libmicrohttpd pulls it through `HTTPStream.read`, and releases the stream
@@ -561,17 +576,30 @@ public final class HTTPResponder: @unchecked Sendable {
             { context in
                 Unmanaged<HTTPStream>.fromOpaque(context!).takeRetainedValue().released()
             })
-        return queue(created, status: status, headers: headers, on: connection)
+        return queue(created, status: status, headers: headers, originHeaders(connection), on: connection)
     }
 
+    /// Queues a response built for this connection, with the server's headers and `perOrigin` added.
     private func queue(
-        _ created: OpaquePointer?, status: Int, headers: [Header], on connection: OpaquePointer
+        _ created: OpaquePointer?, status: Int, headers: [Header], _ perOrigin: [Header],
+        on connection: OpaquePointer
     ) -> MHD_Result {
         guard let created else { return .NO }
         addHeaders(headers, to: created)
+        addHeaders(server.responseHeaders, to: created)
+        addHeaders(perOrigin, to: created)
         let result = MHD_queue_response(connection, UInt32(status), created)
         MHD_destroy_response(created)
         return result
+    }
+
+    /// The server's headers for this request's `Origin` (none without one, or when none depend
+    /// on it). Looked up when the answer is queued: the server's own refusals get them too.
+    private func originHeaders(_ connection: OpaquePointer) -> [Header] {
+        guard let headersFor = server.originHeaders,
+            let origin = withCString("Origin", { MHD_lookup_connection_value(connection, .HEADER_KIND, $0) })
+        else { return [] }
+        return headersFor(String(cString: origin))
     }
 
     /// The first header with this name, while the handler runs (libmicrohttpd compares header
@@ -631,21 +659,40 @@ public final class HTTPResponder: @unchecked Sendable {
 }
 
 /// A response built once in libmicrohttpd and queued on many connections.
-final class PreparedResponse: @unchecked Sendable {
-    let pointer: OpaquePointer
+///
+/// Built when it is first sent, with the sending server's `responseHeaders` added: a prepared
+/// response belongs to one server (the first to send it).
+final class PreparedResponse: Sendable {
+    private let headers: [Header]
+    private let body: [UInt8]
+    /// The libmicrohttpd response's address once built (0 before): read with one atomic load.
+    private let built = Atomic<Int>(0)
 
-    init?(_ response: HTTPResponse) {
-        let created = response.body.withUnsafeBytes { bytes in
+    init(_ response: HTTPResponse) {
+        headers = response.headers
+        body = response.body
+    }
+
+    /// The built response, building it on the first call. Two threads that race here both build;
+    /// one keeps its response and the other destroys its own.
+    func pointer(adding serverHeaders: [Header]) -> OpaquePointer? {
+        if let existing = OpaquePointer(bitPattern: built.load(ordering: .acquiring)) { return existing }
+        let created = body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(
                 bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
         }
         guard let created else { return nil }
-        addHeaders(response.headers, to: created)
-        pointer = created
+        addHeaders(headers, to: created)
+        addHeaders(serverHeaders, to: created)
+        let (stored, winner) = built.compareExchange(
+            expected: 0, desired: Int(bitPattern: created), ordering: .acquiringAndReleasing)
+        if stored { return created }
+        MHD_destroy_response(created)
+        return OpaquePointer(bitPattern: winner)
     }
 
     deinit {
-        MHD_destroy_response(pointer)
+        if let pointer = OpaquePointer(bitPattern: built.load(ordering: .acquiring)) { MHD_destroy_response(pointer) }
     }
 }
 

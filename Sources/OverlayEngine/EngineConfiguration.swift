@@ -99,6 +99,9 @@ public struct EngineConfiguration: Hashable, Sendable {
         .progress: Style(background: "#007AFF", foreground: "#FFFFFF"),
         .info: Style(background: "#1C1C1E", foreground: "#FFFFFF"),
     ]
+    /// The app's own status bar under the overlay: its launch state, who decides it, and the
+    /// colours `info` and `sending` take under it (docs/STATUSBAR.md).
+    public var statusBar = StatusBarConfiguration()
 
     public init() {}
 

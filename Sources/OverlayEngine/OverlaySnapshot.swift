@@ -30,19 +30,25 @@ public struct OverlaySnapshot: Hashable, Sendable {
     /// The running animation, so that a reader can draw it smoothly without polling.
     public var animation: Transition?
     public var curve: Curve
+    /// The app's own status bar under the overlay.
+    public var statusBar: StatusBarSnapshot
+    /// Whether the hidden status bar holds the overlay: no message starts to show.
+    public var held: Bool
 
     public var rotation: Int { orientation.rotation }
 }
 
 /// What moves within one version: time, and during an animation contentOffset or alpha (with the
-/// label's and the progress bar's y). Everything else in an `OverlaySnapshot` changes only with
-/// the version.
+/// label's and the progress bar's y), and the status bar's alpha or offset while it hides or
+/// shows. Everything else in an `OverlaySnapshot` changes only with the version.
 public struct MovingValues: Hashable, Sendable {
     public var now: Instant
     public var contentOffset: Double
     public var alpha: Double
     public var labelY: Double?
     public var progressBarY: Double?
+    public var statusBarAlpha: Double
+    public var statusBarOffset: Double
 
     public init(_ overlay: OverlaySnapshot) {
         now = overlay.now
@@ -50,14 +56,21 @@ public struct MovingValues: Hashable, Sendable {
         alpha = overlay.alpha
         labelY = overlay.label?.frame.y
         progressBarY = overlay.progressBar?.frame.y
+        statusBarAlpha = overlay.statusBar.alpha
+        statusBarOffset = overlay.statusBar.offset
     }
 
-    init(now: Instant, contentOffset: Double, alpha: Double, labelY: Double?, progressBarY: Double?) {
+    init(
+        now: Instant, contentOffset: Double, alpha: Double, labelY: Double?, progressBarY: Double?,
+        statusBarAlpha: Double, statusBarOffset: Double
+    ) {
         self.now = now
         self.contentOffset = contentOffset
         self.alpha = alpha
         self.labelY = labelY
         self.progressBarY = progressBarY
+        self.statusBarAlpha = statusBarAlpha
+        self.statusBarOffset = statusBarOffset
     }
 }
 
@@ -67,11 +80,19 @@ extension OverlayEngine {
     public func movingValues(at time: Instant) -> MovingValues {
         let at = max(time, now)
         let (contentOffset, alpha) = presentation(at: at)
-        let shown = phase == .hidden ? nil : current
+        let shown = drawn
         return MovingValues(
             now: at, contentOffset: contentOffset, alpha: alpha,
             labelY: shown.map { _ in labelFrame(contentOffset: contentOffset).y },
-            progressBarY: shown?.progress.map { progressBar(progress: $0, contentOffset: contentOffset).frame.y })
+            progressBarY: shown?.progress.map { progressBar(progress: $0, contentOffset: contentOffset).frame.y },
+            statusBarAlpha: statusBar.alpha(at: at),
+            statusBarOffset: statusBar.offset(at: at, height: device.statusBarHeight))
+    }
+
+    /// The message the overlay draws: none while hidden; while it hides beside the status bar,
+    /// the one it showed (back in the queue by then).
+    private var drawn: Message? {
+        phase == .hidden ? nil : current ?? leaving
     }
 
     /// The overlay at `time` (never earlier than `now`). Pure: deadlines up to `time` are reached
@@ -87,7 +108,7 @@ extension OverlayEngine {
 
     private func snapshot(at time: Instant) -> OverlaySnapshot {
         let (contentOffset, alpha) = presentation(at: time)
-        let shown = phase == .hidden ? nil : current
+        let shown = drawn
         return OverlaySnapshot(
             version: version,
             now: time,
@@ -99,12 +120,16 @@ extension OverlayEngine {
             alpha: alpha,
             message: shown,
             label: shown.map { Label(text: $0.text, frame: labelFrame(contentOffset: contentOffset)) },
-            style: shown.flatMap { configuration.styles[$0.kind] },
+            style: shown.flatMap {
+                configuration.style(for: $0.kind, statusBarStyle: statusBar.style, statusBar: configuration.statusBar)
+            },
             activity: shown?.kind.showsActivity ?? false,
             progressBar: shown?.progress.map { progressBar(progress: $0, contentOffset: contentOffset) },
             queued: queue.count,
             animation: transition,
-            curve: configuration.curve
+            curve: configuration.curve,
+            statusBar: statusBarSnapshot(at: time),
+            held: statusBar.holdsOverlay
         )
     }
 

@@ -7,8 +7,11 @@ final class AccessGuard: Sendable {
     private let writeToken: [UInt8]?
     private let readToken: [UInt8]?
     private let limiter: RateLimiter?
+    /// Which web pages may read and write (CORS, forged writes, DNS rebinding).
+    let crossOrigin: CrossOriginPolicy
 
     init(configuration: ServiceConfiguration) {
+        crossOrigin = CrossOriginPolicy(configuration: configuration)
         writeToken = configuration.token.map { Array($0.utf8) }
         readToken = configuration.readToken.map { Array($0.utf8) }
         limiter =
@@ -16,15 +19,23 @@ final class AccessGuard: Sendable {
             ? RateLimiter(rate: configuration.writesPerSecond, burst: Double(configuration.writeBurst)) : nil
     }
 
-    static func isWrite(_ method: String) -> Bool {
-        method == "POST" || method == "PUT" || method == "PATCH" || method == "DELETE"
+    /// The access a request for no route is checked with: what its method would need.
+    static func impliedAccess(of method: String) -> Route.Access {
+        switch method {
+        case "POST", "PUT", "PATCH", "DELETE": .write
+        case "OPTIONS": .open
+        default: .read
+        }
     }
 
-    /// Refuses a request without the token it needs (401), or a write over the client's rate (429).
-    /// Liveness (`/healthz`) and OPTIONS stay open so that health checks and CORS preflights work.
-    func check(_ request: HTTPRequest) throws(APIError) {
-        if request.method == "OPTIONS" || request.path == "/healthz" { return }
-        let write = AccessGuard.isWrite(request.method)
+    /// Refuses a request from a web page that may not make it (403), one without the token its
+    /// route needs (401), or a write over the client's rate (429). Open routes (liveness, the
+    /// preview page) and OPTIONS need no token, so that health checks, CORS preflights and the
+    /// page work; the cross-origin checks apply to every request.
+    func check(_ request: HTTPRequest, _ access: Route.Access) throws(APIError) {
+        try crossOrigin.check(request, write: access == .write)
+        if access == .open || request.method == "OPTIONS" { return }
+        let write = access == .write
         if write, let writeToken {
             try require(request, anyOf: [writeToken], allowQuery: false)
         } else if !write, let readToken {

@@ -1,5 +1,6 @@
 import MicroHTTP
 import OverlayEngine
+import OverlayPublisher
 import OverlayStore
 import Platform
 import Synchronization
@@ -59,6 +60,8 @@ final class Channel: Sendable {
     private let scheduler: DeadlineScheduler
     private let encoder: OverlayEncoder
     private let store: OverlayStore?
+    /// Where every new version goes when publishing is configured.
+    private let publisher: Publisher<OverlaySnapshot>?
 
     private struct Waiter {
         var since: UInt64
@@ -80,6 +83,9 @@ final class Channel: Sendable {
         var lastSequence: UInt64?
         /// The current version's overlay JSON, cut for reads to fill in (see `OverlayTemplate`).
         var template: OverlayTemplate?
+        /// Let go by the registry (a channel only readers made, whose readers all left): no
+        /// reader may join it any more; one that tries asks the registry again.
+        var retired = false
     }
 
     /// What to do once the lock is released.
@@ -98,8 +104,9 @@ final class Channel: Sendable {
     private let state: Mutex<State>
 
     init(
-        name: String, number: Int, engine: OverlayEngine, clock: ServiceClock, scheduler: DeadlineScheduler,
-        encoder: OverlayEncoder, store: OverlayStore?
+        name: String, number: Int, engine: OverlayEngine, unsaved: Changes = Changes(), clock: ServiceClock,
+        scheduler: DeadlineScheduler, encoder: OverlayEncoder, store: OverlayStore?,
+        publisher: Publisher<OverlaySnapshot>? = nil
     ) {
         self.name = name
         self.number = number
@@ -107,28 +114,38 @@ final class Channel: Sendable {
         self.scheduler = scheduler
         self.encoder = encoder
         self.store = store
-        self.state = Mutex(State(engine: engine))
+        self.publisher = publisher
+        var initial = State(engine: engine)
+        // What the engine changed before the channel existed (a restart) is stored first.
+        if let store, !unsaved.isEmpty {
+            initial.lastSequence = store.submit(ChannelRecord(name: name, engine: engine, changes: unsaved))
+        }
+        self.state = Mutex(initial)
     }
 
-    /// Runs `body` on the engine at the current time, under the channel's lock.
-    func withEngine<T: Sendable>(_ body: (inout OverlayEngine, Instant) throws(APIError) -> T) throws(APIError) -> T {
-        try access { (state, now) throws(APIError) in try body(&state.engine, now) }.value
+    /// Reads the engine at the current time (deadlines up to now reached), under the channel's lock.
+    func withEngine<T: Sendable>(_ body: (OverlayEngine, Instant) throws(APIError) -> T) throws(APIError) -> T {
+        try access { (state, now) throws(APIError) in (try body(state.engine, now), Changes()) }.value
     }
 
-    /// Like `withEngine`, for a change a client waits for: also the store sequence that holds it
-    /// (nil when nothing is stored), to answer once it is durable. A write that changed nothing
-    /// (a retried keyed POST, a PATCH to the same values) answers with what earlier writes made,
-    /// which may not be on disk yet: it gets the channel's latest sequence, so that it too is
-    /// answered only once that is durable (or 503 if that commit failed).
+    /// Runs an event on the engine at the current time, under the channel's lock, and stores what
+    /// it changed: its answer, and the store sequence that holds it (nil when nothing is stored),
+    /// to answer once it is durable. A write that changed nothing (a retried keyed POST, a PATCH
+    /// to the same values) answers with what earlier writes made, which may not be on disk yet:
+    /// it gets the channel's latest sequence, so that it too is answered only once that is
+    /// durable (or 503 if that commit failed).
     func write<T: Sendable>(
-        _ body: (inout OverlayEngine, Instant) throws(APIError) -> T
-    ) throws(APIError) -> (value: T, sequence: UInt64?) {
-        try access { (state, now) throws(APIError) in try body(&state.engine, now) }
+        _ event: (inout OverlayEngine, Instant) -> Applied<T>
+    ) -> (value: T, sequence: UInt64?) {
+        access { state, now in
+            let applied = event(&state.engine, now)
+            return (applied.value, applied.changes)
+        }
     }
 
     /// Reaches every deadline up to now; the scheduler's firing and the manual clock call this.
     func advanceToNow() {
-        _ = try? withEngine { _, _ in () }
+        access { _, _ in ((), Changes()) }
     }
 
     // MARK: - Reading
@@ -161,42 +178,43 @@ final class Channel: Sendable {
         case .overlay(let template, let values):
             return encoder.response(values, template)
         case .deadlinePassed:
-            let overlay = withEngineValue { engine, now in engine.overlay(at: now) }
+            let overlay = access { state, now in (state.engine.overlay(at: now), Changes()) }.value
             return overlay.version == unlessVersion
                 ? encoder.notModified(version: overlay.version) : encoder.response(overlay)
         }
-    }
-
-    private func withEngineValue<T: Sendable>(_ body: (inout OverlayEngine, Instant) -> T) -> T {
-        access { state, now in body(&state.engine, now) }.value
     }
 
     // MARK: - Long-poll
 
     /// Answers `responder` with the overlay as soon as its version differs from `since`: now if it
     /// already does, else at the next change, or with 304 once `seconds` of wall-clock time pass.
-    func wait(since: UInt64, seconds: Double, responder: HTTPResponder) {
+    /// Returns false, answering nothing, if the channel has been retired (see `retireIfUnread`).
+    func wait(since: UInt64, seconds: Double, responder: HTTPResponder) -> Bool {
         let deadline = MonotonicClock.nanoseconds() + Int64(seconds * 1e9)
-        let current: OverlaySnapshot? = access { state, now in
-            guard state.engine.version == since else { return state.engine.overlay(at: now) }
+        let (joined, current): (Bool, OverlaySnapshot?) = access { state, now in
+            if state.retired { return ((false, nil), Changes()) }
+            guard state.engine.version == since else { return ((true, state.engine.overlay(at: now)), Changes()) }
             state.waiters.append(Waiter(since: since, deadline: deadline, responder: responder))
-            return nil
+            return ((true, nil), Changes())
         }.value
         if let current { responder.respond(encoder.response(current)) }
+        return joined
     }
 
     /// The scheduler's firing for waiter deadlines: the access answers 304 to every waiter whose
     /// time is up and schedules the next.
     private func waitersDue() {
-        access { _, _ in }
+        access { _, _ in ((), Changes()) }
     }
 
     // MARK: - Server-Sent Events
 
     /// Adds an event stream. It receives the current overlay at once unless `lastEventID` is the
     /// current version (a reconnecting client that has seen it), then every new version.
-    func subscribe(_ stream: HTTPStream, lastEventID: UInt64?) {
-        let (ticket, subscriber, current) = access { state, now -> (Int, Subscriber, OverlaySnapshot?) in
+    /// Returns false, subscribing nothing, if the channel has been retired (see `retireIfUnread`).
+    func subscribe(_ stream: HTTPStream, lastEventID: UInt64?) -> Bool {
+        let joined = access { state, now -> ((Int, Subscriber, OverlaySnapshot?)?, Changes) in
+            if state.retired { return (nil, Changes()) }
             let ticket = state.nextTicket
             state.nextTicket += 1
             // An id that is not the current version (older, or from before a restart of an
@@ -204,11 +222,25 @@ final class Channel: Sendable {
             let upToDate = state.engine.version == lastEventID
             let subscriber = Subscriber(stream: stream, lastSent: upToDate ? lastEventID : nil)
             state.subscribers[ticket] = subscriber
-            return (ticket, subscriber, upToDate ? nil : state.engine.overlay(at: now))
+            return ((ticket, subscriber, upToDate ? nil : state.engine.overlay(at: now)), Changes())
         }.value
+        guard let (ticket, subscriber, current) = joined else { return false }
         // Strong: the stream drops its close handlers once it has called them.
         stream.onClose { [self] in unsubscribe(ticket) }
         if let current { subscriber.deliver(current.version, encoder.event(current), limit: encoder.streamBufferBytes) }
+        return true
+    }
+
+    /// Retires the channel if nobody reads it (no event stream, no long-poll still waiting):
+    /// from then on it takes no reader. The registry's sweep of channels only readers made.
+    func retireIfUnread() -> Bool {
+        state.withLock { state in
+            guard state.subscribers.isEmpty, state.waiters.allSatisfy({ $0.responder.hasResponded }) else {
+                return false
+            }
+            state.retired = true
+            return true
+        }
     }
 
     private func unsubscribe(_ ticket: Int) {
@@ -238,38 +270,37 @@ final class Channel: Sendable {
 
     // MARK: - The one path
 
+    /// The one path: `body` gets the state with the engine at `now` and returns its answer with
+    /// what its events changed.
     @discardableResult
     private func access<T, E: Error>(
-        _ body: (inout State, Instant) throws(E) -> T
+        _ body: (inout State, Instant) throws(E) -> (T, Changes)
     ) throws(E) -> (value: T, sequence: UInt64?) {
         let (outcome, effects) = state.withLock { state -> (Result<T, E>, Effects) in
             let before = state.engine.version
             let waitersBefore = state.waiters.count
             let now = clock.now()
-            state.engine.advance(to: now)
+            var changes = state.engine.advance(to: now)
             let outcome: Result<T, E>
             do throws(E) {
-                outcome = .success(try body(&state, now))
+                let (value, eventChanges) = try body(&state, now)
+                changes.merge(eventChanges)
+                outcome = .success(value)
             } catch {
                 outcome = .failure(error)
             }
             var effects = Effects()
             // Submitted under the lock, so that one channel's records reach the store in order.
-            let changedMessages: Set<Int64>
-            if store != nil {
-                changedMessages = state.engine.takeChangedMessages()
-            } else {
-                state.engine.forgetChangedMessages()
-                changedMessages = []
-            }
-            if let store, !changedMessages.isEmpty || state.engine.version != before {
-                effects.sequence = store.submit(record(of: state.engine, changed: changedMessages))
+            if let store, !changes.isEmpty {
+                effects.sequence = store.submit(ChannelRecord(name: name, engine: state.engine, changes: changes))
                 state.lastSequence = effects.sequence
             } else {
                 effects.sequence = state.lastSequence
             }
             var waitersChanged = state.waiters.count != waitersBefore
-            if state.engine.version != before && (!state.subscribers.isEmpty || !state.waiters.isEmpty) {
+            if state.engine.version != before
+                && (publisher != nil || !state.subscribers.isEmpty || !state.waiters.isEmpty)
+            {
                 effects.changed = state.engine.overlay(at: now)
                 effects.subscribers = Array(state.subscribers.values)
                 if !state.waiters.isEmpty {
@@ -310,52 +341,23 @@ final class Channel: Sendable {
         return (try outcome.get(), effects.sequence)
     }
 
-    private func record(of engine: OverlayEngine, changed: Set<Int64>) -> ChannelRecord {
-        var messages: [Message] = []
-        var forgotten: [Int64] = []
-        var ended: [Int64: Message] = [:]
-        for id in changed.sorted() {
-            guard let message = engine.message(id: id) else {
-                forgotten.append(id)
-                continue
-            }
-            if message.state.hasEnded { ended[id] = message } else { messages.append(message) }
-        }
-        // The store numbers ended messages in the order they come here. That must be the order
-        // they ended (the history's), not their ids': a sticky message sent back to the queue by
-        // an immediate one ends after it. Else a restart that cuts the history drops the newest.
-        if !ended.isEmpty {
-            var inOrder: [Message] = []
-            for message in engine.history.reversed() {
-                if ended.isEmpty { break }
-                if let changed = ended.removeValue(forKey: message.id) { inOrder.append(changed) }
-            }
-            messages += ended.values.sorted { $0.id < $1.id } + inOrder.reversed()
-        }
-        // During `rotatingOut` the window still has the old orientation and the one a client PUT
-        // (and was answered for) is the target: that one is stored, or a restart would lose it.
-        return ChannelRecord(
-            name: name, version: engine.version, nextID: engine.nextID,
-            orientation: engine.rotationTarget ?? engine.orientation, device: engine.device.name,
-            messages: messages, forgotten: forgotten)
-    }
-
     // Strong captures: a weak one would give every channel a side table and make each retain of
     // it slower; the scheduler drops its entries when it stops.
     private func scheduleDeadline(at deadline: Instant?) {
-        scheduler.schedule(key: number * 2, at: deadline.map(clock.monotonic(at:))) { [self] in
+        scheduler.schedule(.engine(channel: number), at: deadline.map(clock.monotonic(at:))) { [self] in
             deadlineReached()
         }
     }
 
     private func scheduleWaiters(at deadline: Int64?) {
-        scheduler.schedule(key: number * 2 + 1, at: deadline) { [self] in
+        scheduler.schedule(.waiters(channel: number), at: deadline) { [self] in
             waitersDue()
         }
     }
 
     private func perform(_ effects: Effects) {
         if let overlay = effects.changed {
+            publisher?.offer(channel: name, version: overlay.version, payload: overlay)
             if !effects.answered.isEmpty {
                 let response = encoder.response(overlay)
                 for waiter in effects.answered { waiter.responder.respond(response) }

@@ -4,24 +4,39 @@ import Synchronization
 /// The named channels, each an independent overlay (like ntfy topics).
 ///
 /// `default` always exists and serves the unprefixed paths. Another channel comes into being on
-/// its first write, or when a reader subscribes to it (so a display may start before its
-/// senders); reading a channel that does not exist shows what a new one would. Their number is
-/// bounded by `limits.maxChannels`.
+/// its first write, or when a reader waits on it (so a display may start before its senders);
+/// reading a channel that does not exist shows what a new one would and creates nothing.
+///
+/// Readers must never be able to lock writers out (they may not even hold a token). So a channel
+/// that only readers asked for is provisional: it counts against a pool of its own, not against
+/// the writers' `limits.maxChannels`; the first write makes it a channel like any other (if the
+/// writers' limit allows); and the sweep lets it go once its last reader has left.
 final class ChannelRegistry: Sendable {
     static let defaultName = "default"
 
     private struct State {
         var channels: [String: Channel] = [:]
+        /// Channels only readers asked for: outside the writers' limit, let go once unread.
+        var provisional: Set<String> = []
         var nextNumber = 0
+
+        var written: Int { channels.count - provisional.count }
     }
 
     private let state = Mutex(State())
+    /// Channels writers may create, `default` included.
     private let limit: Int
+    /// Channels readers may wait on that no writer has created.
+    private let readerLimit: Int
     private let make: @Sendable (_ name: String, _ number: Int) -> Channel
 
     /// The registry with `restored` channels (from the store) and `default`.
-    init(limit: Int, restored: [Channel] = [], make: @escaping @Sendable (_ name: String, _ number: Int) -> Channel) {
+    init(
+        limit: Int, readerLimit: Int, restored: [Channel] = [],
+        make: @escaping @Sendable (_ name: String, _ number: Int) -> Channel
+    ) {
         self.limit = limit
+        self.readerLimit = readerLimit
         self.make = make
         state.withLock { state in
             for channel in restored {
@@ -47,16 +62,19 @@ final class ChannelRegistry: Sendable {
         return state.withLock { $0.channels[name] }
     }
 
-    /// The channel, created if it does not exist yet and the limit allows.
+    /// The channel for a write: created if it does not exist yet, or made a full channel if only
+    /// readers had asked for it, while the writers' limit allows.
     func obtain(_ name: String) throws(APIError) -> Channel {
         if name == ChannelRegistry.defaultName { return defaultChannel }
         let result = state.withLock { state -> Channel? in
-            if let channel = state.channels[name] { return channel }
-            guard state.channels.count < limit else { return nil }
-            let channel = make(name, state.nextNumber)
-            state.nextNumber += 1
-            state.channels[name] = channel
-            return channel
+            if let channel = state.channels[name] {
+                guard state.provisional.contains(name) else { return channel }
+                guard state.written < limit else { return nil }
+                state.provisional.remove(name)
+                return channel
+            }
+            guard state.written < limit else { return nil }
+            return create(name, in: &state)
         }
         guard let result else {
             throw APIError(
@@ -64,6 +82,48 @@ final class ChannelRegistry: Sendable {
                 message: "the server holds its limit of \(limit) channels; use an existing one", field: "channel")
         }
         return result
+    }
+
+    /// The channel for a reader that waits (long-poll, event stream): created provisionally if it
+    /// does not exist, within the readers' own pool.
+    func obtainForReading(_ name: String) throws(APIError) -> Channel {
+        if name == ChannelRegistry.defaultName { return defaultChannel }
+        let result = state.withLock { state -> Channel? in
+            if let channel = state.channels[name] { return channel }
+            guard state.provisional.count < readerLimit else { return nil }
+            state.provisional.insert(name)
+            return create(name, in: &state)
+        }
+        guard let result else {
+            throw APIError(
+                status: 503, code: "too_many_channels",
+                message: "readers wait on \(readerLimit) channels that no writer has created; wait on an existing one",
+                field: "channel")
+        }
+        return result
+    }
+
+    private func create(_ name: String, in state: inout State) -> Channel {
+        let channel = make(name, state.nextNumber)
+        state.nextNumber += 1
+        state.channels[name] = channel
+        return channel
+    }
+
+    /// Lets go of every provisional channel that nobody reads any more (the sweep calls this);
+    /// returns how many. A reader that joins one at that moment finds it retired and asks again.
+    @discardableResult
+    func releaseUnread() -> Int {
+        state.withLock { state in
+            var released = 0
+            for name in state.provisional {
+                guard let channel = state.channels[name], channel.retireIfUnread() else { continue }
+                state.channels[name] = nil
+                state.provisional.remove(name)
+                released += 1
+            }
+            return released
+        }
     }
 
     /// Every channel, by name.

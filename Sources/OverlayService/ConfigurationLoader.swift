@@ -1,4 +1,5 @@
 import OverlayEngine
+import OverlayPublisher
 import Platform
 
 #if canImport(Glibc)
@@ -28,6 +29,7 @@ public enum ConfigurationLoader {
         ("OVERLAYD_MAX_QUEUE", "--max-queue", "maxQueue"),
         ("OVERLAYD_THREADS", "--threads", "threads"),
         ("OVERLAYD_ACCESS_LOG", "--access-log", "accessLog"),
+        ("OVERLAYD_PUBLISH", "--publish", "publish"),
     ]
 
     /// Secrets come from the environment or the file only: a flag would show in `ps`.
@@ -75,6 +77,13 @@ public enum ConfigurationLoader {
         }
 
         var configuration = ServiceConfiguration()
+        // Which source set each top-level key last, so that a later source winning is said, not
+        // silent (a variable baked into an image would otherwise hide a mounted file's value).
+        var setBy: [String: String] = [:]
+        func applied(_ key: String, by source: String) {
+            if let earlier = setBy[key] { configuration.overrides.append("\(key): \(source) overrides \(earlier)") }
+            setBy[key] = source
+        }
         if let configPath {
             let bytes = try readFile(configPath)
             let json: JSONValue
@@ -84,20 +93,26 @@ public enum ConfigurationLoader {
                 throw ConfigurationError(key: configPath, reason: "not valid JSON: \(error)")
             }
             try apply(json, to: &configuration)
+            if case .object(let members) = json {
+                for key in members.keys { setBy[key] = configPath }
+            }
         }
         for setting in settings {
             if let value = environment[setting.variable] {
                 try applyText(value, key: setting.key, source: setting.variable, to: &configuration)
+                applied(setting.key, by: setting.variable)
             }
         }
         for secret in secretVariables {
             if let value = environment[secret.variable] {
                 try applyText(value, key: secret.key, source: secret.variable, to: &configuration)
+                applied(secret.key, by: secret.variable)
             }
         }
         for (flag, value) in flags {
             let key = settings.first { $0.flag == flag }!.key
             try applyText(value, key: key, source: flag, to: &configuration)
+            applied(key, by: flag)
         }
         try check(configuration)
         return healthcheck ? .healthcheck(configuration) : .run(configuration)
@@ -165,6 +180,18 @@ public enum ConfigurationLoader {
                 c[keyPath: field] = trimmed
             }
         }
+        try reader.nullableString("publish") { value throws(ConfigurationError) in
+            // An empty value (OVERLAYD_PUBLISH=) turns publishing off.
+            let trimmed = value?.trimmingSpaces() ?? ""
+            guard !trimmed.isEmpty else {
+                c.publish = nil
+                return
+            }
+            if let problem = PublisherConfiguration.problem(with: trimmed) {
+                throw ConfigurationError(key: "publish", reason: problem)
+            }
+            c.publish = trimmed
+        }
         try reader.object("devices") { devices throws(ConfigurationError) in
             for name in devices.keys {
                 guard ChannelName.isValid(name) else {
@@ -226,7 +253,7 @@ public enum ConfigurationLoader {
         try reader.object("limits") { limits throws(ConfigurationError) in
             try limits.rejectUnknown([
                 "maxBodyBytes", "connectionLimit", "connectionTimeout", "maxChannels", "eventBufferBytes",
-                "connectionsPerClient", "connectionMemoryBytes", "writesPerSecond", "writeBurst",
+                "connectionsPerClient", "connectionMemoryBytes", "writesPerSecond", "writeBurst", "publishQueue",
             ])
             try limits.integer("maxBodyBytes", in: 1...(16 * 1024 * 1024)) { c.maxBodyBytes = $0 }
             try limits.integer("connectionLimit", in: 1...1_000_000) { c.connectionLimit = $0 }
@@ -237,16 +264,20 @@ public enum ConfigurationLoader {
             try limits.integer("connectionMemoryBytes", in: 4096...(16 * 1024 * 1024)) { c.connectionMemoryBytes = $0 }
             try limits.number("writesPerSecond", in: 0...1_000_000) { c.writesPerSecond = $0 }
             try limits.integer("writeBurst", in: 1...10_000_000) { c.writeBurst = $0 }
+            try limits.integer("publishQueue", in: 1...10_000) { c.publishQueue = $0 }
         }
+        try CrossOriginPolicy.read(reader, into: &c)
+        try readStatusBar(reader, into: &c)
         try reader.rejectUnknown(ConfigurationLoader.topLevelKeys)
         configuration = c
     }
 
     static let topLevelKeys = [
         "host", "port", "clock", "device", "orientation", "dataDir", "ephemeral", "threads", "accessLog",
-        "heartbeatSeconds", "token", "readToken", "devices",
+        "heartbeatSeconds", "token", "readToken", "publish", "devices",
         "showStyle", "curve", "showDuration", "hideDuration", "rotationDuration", "durations", "completeDuration",
         "maxStickySeconds", "maxQueue", "historySize", "inset", "progressBar", "styles", "limits",
+        "cors", "allowedHosts", "statusBar",
     ]
 
     /// Rules that span keys, checked once everything has been applied.
@@ -263,6 +294,11 @@ public enum ConfigurationLoader {
         }
         if !SocketAddress.isValid(configuration.host) {
             throw ConfigurationError(key: "host", reason: "must be an IPv4 or IPv6 address or localhost")
+        }
+        // libcurl is loaded only when publishing is on: a missing one is found here, not at the
+        // first change.
+        if configuration.publish != nil, let problem = CurlTransport.unavailability {
+            throw ConfigurationError(key: "publish", reason: "\(problem); install libcurl4")
         }
     }
 
@@ -307,6 +343,7 @@ public enum ConfigurationLoader {
           --max-queue N      waiting messages allowed (1000)    OVERLAYD_MAX_QUEUE
           --threads N        HTTP worker threads (2)            OVERLAYD_THREADS
           --access-log=BOOL  one line per request on stderr     OVERLAYD_ACCESS_LOG
+          --publish URL      POST each version to URL (off)     OVERLAYD_PUBLISH
           (no flag)          token every write must carry       OVERLAYD_TOKEN
           (no flag)          token every read must carry        OVERLAYD_READ_TOKEN
           --healthcheck      exit 0 if the configured server answers /healthz
@@ -315,123 +352,4 @@ public enum ConfigurationLoader {
 
         Invalid configuration exits with status 2 and names the key at fault.
         """
-}
-
-/// Reads one JSON object of the configuration, naming keys by their dotted path in errors.
-struct ObjectReader {
-    let members: [String: JSONValue]
-    let path: String
-
-    init(_ value: JSONValue, path: String) throws(ConfigurationError) {
-        guard case .object(let members) = value else {
-            throw ConfigurationError(key: path.isEmpty ? "configuration" : path, reason: "must be an object")
-        }
-        self.members = members
-        self.path = path
-    }
-
-    var keys: [String] { members.keys.sorted() }
-
-    func key(_ name: String) -> String { path.isEmpty ? name : "\(path).\(name)" }
-
-    func contains(_ name: String) -> Bool { members[name] != nil }
-
-    func isNull(_ name: String) -> Bool { members[name] == .null }
-
-    func rejectUnknown(_ known: [String]) throws(ConfigurationError) {
-        if let unknown = keys.first(where: { !known.contains($0) }) {
-            throw ConfigurationError(key: key(unknown), reason: "unknown key")
-        }
-    }
-
-    func object(_ name: String) throws(ConfigurationError) -> ObjectReader {
-        try ObjectReader(members[name] ?? .null, path: key(name))
-    }
-
-    func object(_ name: String, _ apply: (ObjectReader) throws(ConfigurationError) -> Void) throws(ConfigurationError) {
-        guard members[name] != nil else { return }
-        try apply(try object(name))
-    }
-
-    func string(_ name: String, _ apply: (String) throws(ConfigurationError) -> Void) throws(ConfigurationError) {
-        guard let value = members[name] else { return }
-        guard case .string(let text) = value else {
-            throw ConfigurationError(key: key(name), reason: "must be a string, not \(value.typeName)")
-        }
-        try apply(text)
-    }
-
-    /// A string or null (`nil`).
-    func nullableString(
-        _ name: String, _ apply: (String?) throws(ConfigurationError) -> Void
-    ) throws(ConfigurationError) {
-        guard let value = members[name] else { return }
-        switch value {
-        case .null: try apply(nil)
-        case .string(let text): try apply(text)
-        default: throw ConfigurationError(key: key(name), reason: "must be a string or null, not \(value.typeName)")
-        }
-    }
-
-    func bool(_ name: String, _ apply: (Bool) -> Void) throws(ConfigurationError) {
-        guard let value = members[name] else { return }
-        guard case .bool(let flag) = value else {
-            throw ConfigurationError(key: key(name), reason: "must be true or false, not \(value.typeName)")
-        }
-        apply(flag)
-    }
-
-    func number(_ name: String, in range: ClosedRange<Double>, _ apply: (Double) -> Void) throws(ConfigurationError) {
-        guard let value = members[name] else { return }
-        guard case .number(let number) = value else {
-            throw ConfigurationError(key: key(name), reason: "must be a number, not \(value.typeName)")
-        }
-        guard range.contains(number) else {
-            throw ConfigurationError(
-                key: key(name), reason: "must be between \(format(range.lowerBound)) and \(format(range.upperBound))")
-        }
-        apply(number)
-    }
-
-    func seconds(_ name: String, in range: ClosedRange<Double>, _ apply: (Interval) -> Void) throws(ConfigurationError)
-    {
-        try number(name, in: range) { apply(.seconds($0)) }
-    }
-
-    func integer(_ name: String, in range: ClosedRange<Int>, _ apply: (Int) -> Void) throws(ConfigurationError) {
-        try number(name, in: Double(range.lowerBound)...Double(range.upperBound)) { number in
-            apply(Int(number))
-        }
-        if case .number(let number)? = members[name], number != number.rounded() {
-            throw ConfigurationError(key: key(name), reason: "must be a whole number")
-        }
-    }
-
-    func choice<T: RawRepresentable & CaseIterable>(
-        _ name: String, _ type: T.Type, _ apply: (T) -> Void
-    ) throws(ConfigurationError) where T.RawValue == String {
-        try string(name) { text throws(ConfigurationError) in
-            guard let value = T(rawValue: text) else {
-                throw ConfigurationError(
-                    key: key(name), reason: "must be one of \(T.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            apply(value)
-        }
-    }
-
-    func colour(_ name: String, _ apply: (String) -> Void) throws(ConfigurationError) {
-        try string(name) { text throws(ConfigurationError) in
-            let hex = text.utf8.dropFirst()
-            guard text.utf8.first == UInt8(ascii: "#"), hex.count == 6,
-                hex.allSatisfy({
-                    (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0)
-                })
-            else { throw ConfigurationError(key: key(name), reason: "must be a colour as #RRGGBB") }
-            apply(text.uppercased())
-        }
-    }
-
-    private func format(_ number: Double) -> String {
-        number == number.rounded() ? String(Int64(number)) : String(number)
-    }
 }

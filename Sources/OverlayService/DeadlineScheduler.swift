@@ -1,108 +1,88 @@
-import MicroHTTP
 import Platform
 
-#if canImport(Glibc)
-    import Glibc
-#endif
+/// What a deadline of the scheduler is for. Each key has at most one deadline at a time.
+enum TimerKey: Hashable, Sendable {
+    /// The next deadline of a channel's engine (an animation's or a message's end).
+    case engine(channel: Int)
+    /// The earliest end of a channel's long-poll waits.
+    case waiters(channel: Int)
+    /// The comment lines that keep idle event streams open.
+    case heartbeat
+    /// The once-a-second look for readers whose clients went away.
+    case sweep
+}
 
 /// One thread that sleeps until the earliest registered deadline and then calls its action.
 ///
-/// Each key (a channel) has at most one deadline; scheduling again replaces it. The engine decides
-/// what a deadline means: a firing only asks the channel to advance to the current time, so a
-/// firing that has gone stale (the deadline moved while the thread woke) changes nothing.
-final class DeadlineScheduler: @unchecked Sendable {
+/// Scheduling a key again replaces its deadline. The engine decides what a deadline means: a
+/// firing only asks the channel to advance to the current time, so a firing that has gone stale
+/// (the deadline moved while the thread woke) changes nothing.
+final class DeadlineScheduler: Sendable {
     typealias Action = @Sendable () -> Void
 
-    private struct Entry {
-        var deadline: Int64
-        var action: Action
+    private struct State: Sendable {
+        var deadlines = DeadlineQueue<TimerKey, Action>()
+        var stopped = false
     }
 
-    // Guarded by `mutex`; the condition variable waits on CLOCK_MONOTONIC so that wall-clock
-    // jumps neither delay nor hasten a deadline.
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var entries: [Int: Entry] = [:]
-    private var stopped = false
-    private var thread = pthread_t()
+    private enum Step {
+        case fire(Action)
+        case stop
+    }
+
+    private let thread = ConditionThread(State())
 
     init() {
-        pthread_mutex_init(mutex, nil)
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
-        let context = Unmanaged.passRetained(self).toOpaque()
-        pthread_create(
-            &thread, nil,
-            { context in
-                let scheduler = Unmanaged<DeadlineScheduler>.fromOpaque(context!).takeRetainedValue()
-                scheduler.run()
-                return nil
-            }, context)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
+        // The thread holds the scheduler until `stop`.
+        thread.start { [self] in run() }
     }
 
     /// Calls `action` on the scheduler's thread once the monotonic clock reaches `deadline`
     /// (nanoseconds); `nil` cancels the key's deadline.
-    func schedule(key: Int, at deadline: Int64?, action: @escaping Action) {
-        pthread_mutex_lock(mutex)
-        if stopped {
-            pthread_mutex_unlock(mutex)
-            return
-        }
-        if let deadline {
+    func schedule(_ key: TimerKey, at deadline: Int64?, action: @escaping Action) {
+        thread.withLock { locked in
+            guard !locked.state.stopped else { return }
+            guard let deadline else {
+                locked.state.deadlines.cancel(key)
+                return
+            }
             // The thread sleeps until the earliest deadline: it is woken only for an earlier one.
-            let isEarliest = entries.values.allSatisfy { deadline < $0.deadline }
-            entries[key] = Entry(deadline: deadline, action: action)
-            if isEarliest { pthread_cond_signal(condition) }
-        } else {
-            entries[key] = nil
+            if locked.state.deadlines.schedule(key, at: deadline, action) { locked.signal() }
         }
-        pthread_mutex_unlock(mutex)
     }
 
     /// Ends the thread and waits for it; pending deadlines are dropped (with what their actions
     /// hold).
     func stop() {
-        pthread_mutex_lock(mutex)
-        let wasRunning = !stopped
-        stopped = true
-        let dropped = entries
-        entries = [:]
-        pthread_cond_signal(condition)
-        pthread_mutex_unlock(mutex)
-        if wasRunning { pthread_join(thread, nil) }
+        let dropped = thread.withLock { locked in
+            locked.state.stopped = true
+            locked.signal()
+            return locked.state.deadlines.removeAll()
+        }
+        thread.join()
         _ = dropped
     }
 
     private func run() {
-        pthread_mutex_lock(mutex)
-        while !stopped {
-            guard let (key, entry) = entries.min(by: { $0.value.deadline < $1.value.deadline }) else {
-                pthread_cond_wait(condition, mutex)
-                continue
-            }
-            let now = MonotonicClock.nanoseconds()
-            if entry.deadline > now {
-                var until = timespec(
-                    tv_sec: Int(entry.deadline / 1_000_000_000), tv_nsec: Int(entry.deadline % 1_000_000_000))
-                pthread_cond_timedwait(condition, mutex, &until)
-                continue
-            }
-            entries[key] = nil
+        while case .fire(let action) = nextStep() {
             // The action takes the channel's lock and may schedule again: never under ours.
-            pthread_mutex_unlock(mutex)
-            entry.action()
-            pthread_mutex_lock(mutex)
+            action()
         }
-        pthread_mutex_unlock(mutex)
+    }
+
+    private func nextStep() -> Step {
+        thread.withLock { locked in
+            while !locked.state.stopped {
+                guard let earliest = locked.state.deadlines.earliest else {
+                    locked.wait()
+                    continue
+                }
+                if let due = locked.state.deadlines.popDue(now: MonotonicClock.nanoseconds()) {
+                    return .fire(due.payload)
+                }
+                locked.wait(untilMonotonic: earliest)
+            }
+            return .stop
+        }
     }
 }

@@ -1,4 +1,5 @@
 import OverlayEngine
+import OverlayPublisher
 import Synchronization
 
 /// Counters for `GET /metrics`, in the Prometheus text format.
@@ -20,7 +21,10 @@ final class Metrics: Sendable {
         responses[index].value.add(1, ordering: .relaxed)
     }
 
-    func render(channels: [(name: String, overlay: OverlaySnapshot, subscribers: Int, waiters: Int)]) -> String {
+    func render(
+        channels: [(name: String, overlay: OverlaySnapshot, subscribers: Int, waiters: Int)],
+        publishing: PublisherStatistics? = nil
+    ) -> String {
         var text = """
             # HELP overlayd_http_responses_total HTTP responses sent, by status.
             # TYPE overlayd_http_responses_total counter
@@ -77,6 +81,32 @@ final class Metrics: Sendable {
                 text += "overlayd_overlay_phase{channel=\"\(channel.name)\",phase=\"\(phase.rawValue)\"} \(value)\n"
             }
         }
+        if let publishing { text += render(publishing) }
         return text
+    }
+
+    /// The publisher's counters (present only when `publish` is set).
+    private func render(_ publishing: PublisherStatistics) -> String {
+        """
+        # HELP overlayd_publish_published_total Versions the publish endpoint accepted (2xx).
+        # TYPE overlayd_publish_published_total counter
+        overlayd_publish_published_total \(publishing.published)
+        # HELP overlayd_publish_failed_total Publish requests that failed (no answer or an error status).
+        # TYPE overlayd_publish_failed_total counter
+        overlayd_publish_failed_total \(publishing.failed)
+        # HELP overlayd_publish_retried_total Publish requests made while the endpoint was failing.
+        # TYPE overlayd_publish_retried_total counter
+        overlayd_publish_retried_total \(publishing.retried)
+        # HELP overlayd_publish_superseded_total Versions not sent because a newer one of their channel came first.
+        # TYPE overlayd_publish_superseded_total counter
+        overlayd_publish_superseded_total \(publishing.superseded)
+        # HELP overlayd_publish_queue_depth Versions waiting to be published.
+        # TYPE overlayd_publish_queue_depth gauge
+        overlayd_publish_queue_depth \(publishing.queued)
+        # HELP overlayd_publish_up 1 while publish requests succeed, 0 while the endpoint is failing.
+        # TYPE overlayd_publish_up gauge
+        overlayd_publish_up \(publishing.failing ? 0 : 1)
+
+        """
     }
 }

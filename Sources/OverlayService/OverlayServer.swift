@@ -26,6 +26,8 @@ public final class OverlayServer: Sendable {
         options.connectionsPerClient = configuration.connectionsPerClient
         options.connectionMemoryLimit = configuration.connectionMemoryBytes
         options.recordsAddresses = configuration.accessLog
+        options.responseHeaders = service.guardian.crossOrigin.responseHeaders
+        options.originHeaders = service.guardian.crossOrigin.originHeaders
         let log = configuration.accessLog
         let metrics = service.metrics
         do {
@@ -46,10 +48,12 @@ public final class OverlayServer: Sendable {
         sweepDisconnected()
     }
 
-    /// Once a second, readers whose clients have gone are let go (see `HTTPServer.reapDisconnected`).
+    /// Once a second, readers whose clients have gone are let go (see `HTTPServer.reapDisconnected`),
+    /// and then the channels only they had asked for (see `ChannelRegistry.releaseUnread`).
     private func sweepDisconnected() {
-        service.scheduler.schedule(key: -2, at: MonotonicClock.nanoseconds() + 1_000_000_000) { [self] in
+        service.scheduler.schedule(.sweep, at: MonotonicClock.nanoseconds() + 1_000_000_000) { [self] in
             http.reapDisconnected()
+            service.channels.releaseUnread()
             sweepDisconnected()
         }
     }

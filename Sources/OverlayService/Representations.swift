@@ -1,7 +1,8 @@
 import MicroHTTP
 import OverlayEngine
 
-/// The JSON shapes of spec §5, written in the order the spec shows them.
+/// The JSON shapes of spec §5, written in the order the spec shows them; the overlay ends with the
+/// status bar under it and whether that holds it (docs/STATUSBAR.md).
 extension JSONWriter {
     /// The overlay. With `template`, the values that move within a version are left as slots.
     mutating func overlay(_ overlay: OverlaySnapshot, template: Bool = false) {
@@ -95,6 +96,13 @@ extension JSONWriter {
         } else {
             null()
         }
+        key("statusBar")
+        statusBar(
+            overlay.statusBar,
+            slots: template
+                ? (OverlayTemplate.Slot.statusBarAlpha.rawValue, OverlayTemplate.Slot.statusBarOffset.rawValue) : nil)
+        key("held")
+        bool(overlay.held)
         endObject()
     }
 
@@ -162,8 +170,11 @@ struct OverlayEncoder: Sendable {
     /// How much an event stream may hold for a slow client before it keeps only the latest event.
     var streamBufferBytes: Int
 
+    /// Room for an overlay with its status bar, so that encoding one does not grow the buffer.
+    static let overlayCapacity = 1024
+
     func body(_ overlay: OverlaySnapshot) -> [UInt8] {
-        var writer = JSONWriter(capacity: 640)
+        var writer = JSONWriter(capacity: OverlayEncoder.overlayCapacity)
         writer.overlay(overlay)
         return writer.bytes
     }
@@ -184,7 +195,7 @@ struct OverlayEncoder: Sendable {
     }
 
     func template(_ overlay: OverlaySnapshot) -> OverlayTemplate {
-        var writer = JSONWriter(capacity: 640)
+        var writer = JSONWriter(capacity: OverlayEncoder.overlayCapacity)
         writer.overlay(overlay, template: true)
         return OverlayTemplate(
             version: overlay.version, json: writer.bytes, slots: writer.slots,
@@ -207,14 +218,15 @@ struct OverlayEncoder: Sendable {
 /// The overlay JSON of one version, cut where the values that move within a version go.
 ///
 /// Within a version only time moves: `now`, and during an animation contentOffset or alpha (and
-/// with them the label's and the progress bar's y). Everything else (texts, styles, frames,
-/// the animation descriptor) is encoded once per version; a read fills in five numbers.
+/// with them the label's and the progress bar's y), and the status bar's alpha and offset while
+/// it hides or shows. Everything else (texts, styles, frames, the animation descriptors) is
+/// encoded once per version; a read fills in seven numbers.
 ///
 /// A class: a read takes the channel's template out from under the lock, and a reference is one
 /// retain where a copy of the struct would be one per array it holds.
 final class OverlayTemplate: Sendable {
     enum Slot: Int, Sendable {
-        case now, contentOffset, alpha, labelY, progressBarY
+        case now, contentOffset, alpha, labelY, progressBarY, statusBarAlpha, statusBarOffset
     }
 
     let version: UInt64
@@ -254,6 +266,8 @@ final class OverlayTemplate: Sendable {
             case .alpha: writer.rawNumber(values.alpha)
             case .labelY: writer.rawNumber(values.labelY ?? 0)
             case .progressBarY: writer.rawNumber(values.progressBarY ?? 0)
+            case .statusBarAlpha: writer.rawNumber(values.statusBarAlpha)
+            case .statusBarOffset: writer.rawNumber(values.statusBarOffset)
             }
         }
         writer.raw(pieces[slots.count])

@@ -189,6 +189,17 @@ package struct RequestFields {
         }
     }
 
+    /// The value as JSON, for a field that may be an array or object; a query or text value is a
+    /// string (a bare `?name` the empty one), so that its type is refused by name like any other.
+    package func json(_ name: String) -> JSONValue? {
+        switch value(name) {
+        case nil: return nil
+        case .json(let value): return value
+        case .query(let text): return .string(text ?? "")
+        case .text(let text): return .string(text)
+        }
+    }
+
     /// `true`/`false` in JSON; in a query also `1`/`0`/`yes`/`no`, and a bare `?immediate` is true.
     package func bool(_ name: String) throws(APIError) -> Bool? {
         switch value(name) {

@@ -50,6 +50,20 @@ public struct ServiceConfiguration: Hashable, Sendable, CustomStringConvertible 
     public var token: String?
     /// When set, reads need it (or the write token) too; `/healthz` stays open.
     public var readToken: String?
+    /// Origins whose pages may read overlayd from a browser (CORS): `*` for any, or origins by
+    /// name (`https://dash.example`), which may also write without a token. Empty: no CORS headers.
+    public var corsAllowOrigins = ["*"]
+    /// Host names a request may name besides loopback ones while listening on loopback (the
+    /// DNS-rebinding check); `.lan` allows `lan` and every name under it.
+    public var allowedHosts: [String] = []
+    /// Settings a later source set over an earlier one (`host: OVERLAYD_HOST overrides
+    /// /etc/overlayd/overlayd.json`), for the start-up log: which source won is never silent.
+    public var overrides: [String] = []
+    /// When set, every new version of a channel is POSTed to this URL, `{channel}` replaced by the
+    /// channel's name (an nchan publisher endpoint; docs/SCALING.md).
+    public var publish: String?
+    /// Versions that may wait to be published per channel before the oldest gives way.
+    public var publishQueue = 16
 
     public init() {}
 

@@ -54,7 +54,8 @@ final class Database {
     var lastError: String { String(cString: sqlite3_errmsg(handle)) }
 }
 
-/// A prepared statement: bind by position (from 1), step, read columns (from 0).
+/// A prepared statement: bind by position (from 1), step, read columns (from 0). `Table` binds and
+/// reads its rows by column name through these.
 final class Statement {
     private let handle: OpaquePointer
     private unowned let database: Database
@@ -89,6 +90,15 @@ final class Statement {
         }
     }
 
+    func bind(_ index: Int32, _ value: SQLValue) {
+        switch value {
+        case .null: sqlite3_bind_null(handle, index)
+        case .integer(let integer): sqlite3_bind_int64(handle, index, integer)
+        case .real(let real): sqlite3_bind_double(handle, index, real)
+        case .text(let text): bind(index, text)
+        }
+    }
+
     /// Steps once: true while a row is there.
     func step() throws(StoreError) -> Bool {
         switch sqlite3_step(handle) {
@@ -107,6 +117,21 @@ final class Statement {
     func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
+    }
+
+    /// The value of `column` in the current row, by its type in the row.
+    func value(_ column: Int32) -> SQLValue {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_NULL: .null
+        case SQLITE_INTEGER: .integer(int(column))
+        case SQLITE_FLOAT: .real(double(column))
+        default: .text(string(column))
+        }
+    }
+
+    /// The names of the result's columns, in order.
+    var columnNames: [String] {
+        (0..<sqlite3_column_count(handle)).map { String(cString: sqlite3_column_name(handle, $0)) }
     }
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }

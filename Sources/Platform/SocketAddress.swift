@@ -61,13 +61,17 @@ public struct SocketAddress: Sendable {
         return copy
     }
 
-    /// Whether this is a loopback address (127.0.0.0/8 or ::1).
+    /// Whether this is a loopback address: 127.0.0.0/8, `::1`, or 127.0.0.0/8 mapped into IPv6
+    /// (`::ffff:127.0.0.1`).
     public var isLoopback: Bool {
         withSockaddr { pointer, _ in
             if isIPv6 {
-                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
-                    $0.pointee.sin6_addr == in6addr_loopback
+                let bytes = pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    withUnsafeBytes(of: $0.pointee.sin6_addr) { Array($0) }
                 }
+                if bytes[0..<15].allSatisfy({ $0 == 0 }) && bytes[15] == 1 { return true }
+                return bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
+                    && bytes[12] == 127
             }
             return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
                 UInt32(bigEndian: $0.pointee.sin_addr.s_addr) >> 24 == 127

@@ -58,6 +58,9 @@ do {
     Diagnostics.write("overlayd: \(error)\n")
     exit(1)
 }
+for override in configuration.overrides {
+    Diagnostics.write("overlayd configuration override \(override)\n")
+}
 Diagnostics.write(
     "overlayd \(OverlayService.version) listening host=\(configuration.host) port=\(server.port)"
         + " clock=\(configuration.clock.rawValue) device=\(configuration.device)"

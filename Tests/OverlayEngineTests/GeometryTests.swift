@@ -121,14 +121,14 @@ struct GeometryTests {
     @Test func deviceChangeDuringSlide() throws {
         var engine = makeEngine()
         try engine.posted(.message("a"), at: .seconds(0))
-        let changed = engine.changeDevice(to: .iphoneNotch, at: .seconds(0.125))
+        let changed = engine.changeDevice(to: .iphoneNotch, at: .seconds(0.125)).value
         #expect(changed)
         let overlay = engine.overlay(at: .seconds(0.125))
         #expect(overlay.frame == Rect(x: 0, y: 0, width: 375, height: 44))
         #expect(overlay.contentOffset == -22)
         #expect(overlay.animation?.from == -44)
         #expect(overlay.version == 2)
-        let unchanged = engine.changeDevice(to: .iphoneNotch, at: .seconds(0.2))
+        let unchanged = engine.changeDevice(to: .iphoneNotch, at: .seconds(0.2)).value
         #expect(!unchanged)
         #expect(engine.version == 2)
     }

@@ -183,7 +183,7 @@ struct ImmediateTests {
         try sticky.posted(.message("Sending…", kind: .sending), at: .seconds(0))
         try sticky.posted(.message("waiting"), at: .seconds(0))
         let version = sticky.version
-        let refused = sticky.post(.message("now", immediate: true), at: .seconds(0))
+        let refused = sticky.post(.message("now", immediate: true), at: .seconds(0)).value
         #expect(refused == .failure(.queueFull(limit: 1, retryAfter: .seconds(5))))
         #expect(sticky.version == version)
         #expect(sticky.current?.id == 1)

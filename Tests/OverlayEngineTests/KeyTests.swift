@@ -12,6 +12,7 @@ struct KeyTests {
         let first = try engine.posted(.message("Uploading", kind: .sending, key: "upload-42"), at: .seconds(0))
 
         let progress = engine.post(MessageInput(kind: .progress, progress: 0.5, key: "upload-42"), at: .seconds(1))
+            .value
         guard case .success(.updated(let updated)) = progress else {
             Issue.record("expected an update, got \(progress)")
             return
@@ -25,7 +26,7 @@ struct KeyTests {
         #expect(engine.nextID == 2)
         #expect(engine.liveMessages.count == 1)
 
-        let sent = engine.post(.message("Uploaded", kind: .sent, key: "upload-42"), at: .seconds(2))
+        let sent = engine.post(.message("Uploaded", kind: .sent, key: "upload-42"), at: .seconds(2)).value
         #expect(sent.map(\.message.text) == .success("Uploaded"))
         #expect(sent.map(\.isUpdate) == .success(true))
         // sticky → finite: the sent message's 2.0 s run from this update.
@@ -39,7 +40,7 @@ struct KeyTests {
         var engine = makeEngine()
         try engine.posted(
             .message("Downloading", kind: .progress, progress: 0.25, duration: 60, key: "k"), at: .seconds(0))
-        let updated = try engine.post(MessageInput(progress: 0.75, key: "k"), at: .seconds(1)).get().message
+        let updated = try engine.post(MessageInput(progress: 0.75, key: "k"), at: .seconds(1)).value.get().message
         #expect(updated.kind == .progress)
         #expect(updated.text == "Downloading")
         #expect(updated.duration == .seconds(60))
@@ -51,7 +52,7 @@ struct KeyTests {
         var engine = makeEngine()
         try engine.posted(.message("Sending…", kind: .sending, key: "k"), at: .seconds(0))
         let version = engine.version
-        let retried = engine.post(.message("Sending…", kind: .sending, key: "k"), at: .seconds(0.1))
+        let retried = engine.post(.message("Sending…", kind: .sending, key: "k"), at: .seconds(0.1)).value
         #expect(retried.map(\.message.id) == .success(1))
         #expect(retried.map(\.isUpdate) == .success(true))
         #expect(engine.version == version)
@@ -64,7 +65,7 @@ struct KeyTests {
         try engine.posted(.message("a"), at: .seconds(0))
         try engine.posted(.message("b", key: "k"), at: .seconds(0))
         try engine.posted(.message("c"), at: .seconds(0))
-        let updated = try engine.post(.message("b2", immediate: true, key: "k"), at: .seconds(1)).get().message
+        let updated = try engine.post(.message("b2", immediate: true, key: "k"), at: .seconds(1)).value.get().message
         #expect(updated.id == 2)
         #expect(updated.state == .queued)
         #expect(engine.current?.id == 1)
@@ -97,10 +98,10 @@ struct KeyTests {
         var engine = makeEngine { $0.maxQueue = 1 }
         try engine.posted(.message("a"), at: .seconds(0))
         try engine.posted(.message("b", key: "k"), at: .seconds(0))
-        let full = engine.post(.message("c"), at: .seconds(0))
+        let full = engine.post(.message("c"), at: .seconds(0)).value
         #expect(full == .failure(.queueFull(limit: 1, retryAfter: .seconds(2.75))))
         #expect(engine.queue.count == 1)
-        let updated = engine.post(.message("b2", key: "k"), at: .seconds(0))
+        let updated = engine.post(.message("b2", key: "k"), at: .seconds(0)).value
         #expect(updated.map(\.message.text) == .success("b2"))
     }
 
@@ -109,8 +110,8 @@ struct KeyTests {
         var engine = makeEngine()
         try engine.posted(.message("a", key: "k"), at: .seconds(0))
         let version = engine.version
-        let blank = engine.post(.message("   ", key: "k"), at: .seconds(0))
-        let outOfRange = engine.post(MessageInput(progress: 2, key: "k"), at: .seconds(0))
+        let blank = engine.post(.message("   ", key: "k"), at: .seconds(0)).value
+        let outOfRange = engine.post(MessageInput(progress: 2, key: "k"), at: .seconds(0)).value
         #expect(blank.refusedField == "text")
         #expect(outOfRange.refusedField == "progress")
         #expect(engine.version == version)

@@ -174,7 +174,7 @@ struct PatchTests {
         var engine = makeEngine()
         try engine.posted(.message("Downloading", kind: .progress, progress: 0.5), at: .seconds(0))
         let version = engine.version
-        let refused = engine.update(id: 1, with: MessageInput(progress: .some(nil)), at: .seconds(0))
+        let refused = engine.update(id: 1, with: MessageInput(progress: .some(nil)), at: .seconds(0)).value
         #expect(refused.refusedField == "progress")
         #expect(engine.version == version)
         #expect(engine.message(id: 1)?.progress == 0.5)
@@ -190,8 +190,8 @@ struct PatchTests {
     @Test func endedOrUnknown() throws {
         var engine = makeEngine()
         try engine.posted(.message("a", kind: .sent), at: .seconds(0))
-        let ended = engine.update(id: 1, with: MessageInput(text: "b"), at: .seconds(10))
-        let unknown = engine.update(id: 2, with: MessageInput(text: "b"), at: .seconds(10))
+        let ended = engine.update(id: 1, with: MessageInput(text: "b"), at: .seconds(10)).value
+        let unknown = engine.update(id: 2, with: MessageInput(text: "b"), at: .seconds(10)).value
         #expect(ended == .failure(.messageEnded(id: 1, state: .done)))
         #expect(unknown == .failure(.messageNotFound(id: 2)))
     }
@@ -271,9 +271,9 @@ struct DeleteTests {
         try engine.posted(.message("b"), at: .seconds(0))
         try engine.deleted(2, at: .seconds(0))
         let version = engine.version
-        let done = engine.delete(id: 1, at: .seconds(2.25))
-        let again = engine.delete(id: 2, at: .seconds(2.25))
-        let unknown = engine.delete(id: 99, at: .seconds(2.25))
+        let done = engine.delete(id: 1, at: .seconds(2.25)).value
+        let again = engine.delete(id: 2, at: .seconds(2.25)).value
+        let unknown = engine.delete(id: 99, at: .seconds(2.25)).value
         #expect(done == .failure(.messageEnded(id: 1, state: .done)))
         #expect(again == .failure(.messageEnded(id: 2, state: .cancelled)))
         #expect(unknown == .failure(.messageNotFound(id: 99)))
@@ -285,7 +285,7 @@ struct DeleteTests {
     @Test func departingWhileHiding() throws {
         var engine = makeEngine()
         try engine.posted(.message("a"), at: .seconds(0))
-        let refused = engine.delete(id: 1, at: .seconds(2.8))
+        let refused = engine.delete(id: 1, at: .seconds(2.8)).value
         #expect(refused == .failure(.messageEnded(id: 1, state: .done)))
         #expect(engine.phase == .hiding)
     }
@@ -307,7 +307,7 @@ struct DeleteTests {
         #expect(drawn.message?.state == .cancelled)
         #expect(drawn.queued == 1)
         #expect(engine.liveMessages.map(\.id) == [2])
-        let again = engine.delete(id: 1, at: .seconds(1.6))
+        let again = engine.delete(id: 1, at: .seconds(1.6)).value
         #expect(again == .failure(.messageEnded(id: 1, state: .cancelled)))
 
         let replaced = engine.overlay(at: .seconds(1.8))

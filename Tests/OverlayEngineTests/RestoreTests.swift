@@ -2,26 +2,49 @@ import Testing
 
 @testable import OverlayEngine
 
-/// `init(configuration:restoring:now:)` (spec §7): after a restart the shown message goes back to
-/// the head of the queue and shows again from the start of its animation, the queued ones keep
-/// their order, ids and versions go on, the history stays (bounded by `historySize`), and the
-/// `changedMessages` journal says what a store must write.
+/// `OverlayEngine.restored(…)`: after a restart the shown message goes back to the head of the
+/// queue and shows again from the start of its animation, the queued ones keep their order, ids
+/// and versions go on, the history stays (bounded by `historySize`), and the changes it returns
+/// (and those every later event returns) say what a store must write.
 @Suite("Restore")
 struct RestoreTests {
-    /// What a store keeps of `engine` and hands back at start-up: every stored field goes through
-    /// `Message.stored`, the live messages in the store's order (by `queueOrder`), the history
-    /// oldest first.
-    static func stored(_ engine: OverlayEngine, version: UInt64? = nil, nextID: Int64? = nil) -> RestoredState {
+    /// What a store kept of an engine and hands back at start-up.
+    struct Stored {
+        var state: EngineState
+        var live: [Message]
+        var history: [Message]
+    }
+
+    /// What a store keeps of `engine`: the live messages in the store's order (by `queueOrder`),
+    /// the history oldest first, each message with only the fields a store keeps.
+    static func stored(_ engine: OverlayEngine, version: UInt64? = nil, nextID: Int64? = nil) -> Stored {
         func roundTrip(_ message: Message) -> Message {
-            Message.stored(
-                id: message.id, kind: message.kind, text: message.text, progress: message.progress,
-                duration: message.duration, immediate: message.immediate, key: message.key, state: message.state,
-                postedAt: message.postedAt, endedAt: message.endedAt, queueOrder: message.queueOrder)
+            var stored = Message(
+                id: message.id, kind: message.kind, text: message.text, state: message.state,
+                postedAt: message.postedAt)
+            stored.progress = message.progress
+            stored.duration = message.duration
+            stored.immediate = message.immediate
+            stored.key = message.key
+            stored.endedAt = message.endedAt
+            stored.queueOrder = message.queueOrder
+            return stored
         }
-        return RestoredState(
-            version: version ?? engine.version, nextID: nextID ?? engine.nextID, orientation: engine.orientation,
-            device: engine.device, live: engine.liveMessages.map(roundTrip).sorted { $0.queueOrder < $1.queueOrder },
+        var state = engine.state
+        state.version = version ?? state.version
+        state.nextID = nextID ?? state.nextID
+        return Stored(
+            state: state, live: engine.liveMessages.map(roundTrip).sorted { $0.queueOrder < $1.queueOrder },
             history: engine.history.map(roundTrip))
+    }
+
+    /// `restored(…)` of `stored`, with its changes.
+    static func restore(
+        _ stored: Stored, configuration: EngineConfiguration = EngineConfiguration(), now: Instant = .zero
+    ) -> Applied<OverlayEngine> {
+        OverlayEngine.restored(
+            configuration: configuration, state: stored.state, live: stored.live, history: stored.history,
+            devices: Dictionary(uniqueKeysWithValues: DeviceProfile.builtIn.map { ($0.name, $0) }), now: now)
     }
 
     /// The shown message is shown again from the start of the show animation: phase `showing`,
@@ -149,7 +172,8 @@ struct RestoreTests {
         #expect(restored.map(\.key) == ["dl-7", nil])
         #expect(engine.overlay(at: .zero).progressBar?.progress == 0.25)
 
-        let outcome = try engine.post(.message("Downloading…", progress: 0.5, key: "dl-7"), at: .seconds(0.5)).get()
+        let outcome = try engine.post(.message("Downloading…", progress: 0.5, key: "dl-7"), at: .seconds(0.5)).value
+            .get()
         #expect(outcome.isUpdate)
         #expect(outcome.message.id == 1)
         #expect(outcome.message.progress == 0.5)
@@ -174,7 +198,7 @@ struct RestoreTests {
         #expect(idle.version == 500)
         #expect(idle.phase == .hidden)
         #expect(idle.nextDeadline == nil)
-        #expect(idle.changedMessages.isEmpty)
+        #expect(RestoreTests.restore(empty, now: .seconds(3)).changes.isEmpty)
     }
 
     /// Orientation and device come back; an unknown device (nil) leaves the configured one.
@@ -192,7 +216,7 @@ struct RestoreTests {
         #expect(overlay.rotation == 90)
         #expect(overlay.phase == .showing)
 
-        state.device = nil
+        state.state.device = "no-such-device"
         let unknown = OverlayEngine(configuration: EngineConfiguration(), restoring: state, now: .zero)
         #expect(unknown.device == .ipad)
         #expect(unknown.orientation == .landscapeRight)
@@ -232,21 +256,22 @@ struct RestoreTests {
 
         var small = EngineConfiguration()
         small.historySize = 3
-        var bounded = OverlayEngine(configuration: small, restoring: state, now: .zero)
+        let restored = RestoreTests.restore(state, configuration: small)
+        let bounded = restored.value
         #expect(bounded.history.map(\.id) == [4, 5, 7])
         #expect(bounded.message(id: 1) == nil)
         #expect(bounded.message(id: 3) == nil)
-        // The dropped ones are in the journal, so that the store deletes their rows.
-        let changed = bounded.takeChangedMessages()
+        // The dropped ones are among the changes, so that the store deletes their rows.
+        let changed = Set(restored.changes.messages)
         #expect(changed.isSuperset(of: [1, 2, 3]))
         #expect(changed.contains(6))
         #expect(!changed.contains(4))
     }
 
-    /// The journal after a restore lists every live message (each has a new place in the queue and
-    /// the shown one a new state), and then, as the engine runs, each change: a post, a PATCH, a
+    /// The changes of a restore list every live message (each has a new place in the queue and
+    /// the shown one a new state), and then each event returns its own: a post, a PATCH, a
     /// DELETE, a deadline, a message dropped from the history.
-    @Test func changedMessagesJournal() throws {
+    @Test func changesOfEachEvent() throws {
         var before = makeEngine()
         try before.posted(.message("a", duration: 1), at: .seconds(0))
         try before.posted(.message("b", duration: 1), at: .seconds(0))
@@ -254,34 +279,43 @@ struct RestoreTests {
         try before.posted(.message("d", duration: 1), at: .seconds(0))
         var small = EngineConfiguration()
         small.historySize = 2
-        var engine = OverlayEngine(
-            configuration: small, restoring: RestoreTests.stored(before, nextID: 10), now: .zero)
-        #expect(engine.changedMessages == [1, 2, 3, 4])
-        #expect(engine.takeChangedMessages() == [1, 2, 3, 4])
-        #expect(engine.changedMessages.isEmpty)
+        let restored = RestoreTests.restore(RestoreTests.stored(before, nextID: 10), configuration: small)
+        var engine = restored.value
+        #expect(Set(restored.changes.messages) == [1, 2, 3, 4])
+        #expect(restored.changes.versionMoved)
 
-        try engine.posted(.message("e"), at: .seconds(0.1))
-        #expect(engine.takeChangedMessages() == [10])
-        try engine.patched(3, .message("c!"), at: .seconds(0.1))
-        #expect(engine.takeChangedMessages() == [3])
-        try engine.deleted(4, at: .seconds(0.1))
-        #expect(engine.takeChangedMessages() == [4])
-        // A PATCH that changes nothing journals nothing.
-        try engine.patched(3, .message("c!"), at: .seconds(0.1))
-        #expect(engine.takeChangedMessages().isEmpty)
+        func changed(_ changes: Changes) -> Set<Int64> { Set(changes.messages) }
+        #expect(changed(engine.post(.message("e"), at: .seconds(0.1)).changes) == [10])
+        #expect(changed(engine.update(id: 3, with: .message("c!"), at: .seconds(0.1)).changes) == [3])
+        #expect(changed(engine.delete(id: 4, at: .seconds(0.1)).changes) == [4])
+        // A PATCH that changes nothing changes nothing.
+        let unchanged = engine.update(id: 3, with: .message("c!"), at: .seconds(0.1))
+        #expect(unchanged.changes.isEmpty)
+        #expect(!unchanged.changes.versionMoved)
+        // A refused event changes nothing either.
+        #expect(engine.update(id: 99, with: .message("x"), at: .seconds(0.1)).changes.isEmpty)
 
         // The show's end starts 1's timer; its end ends 1 and shows 2.
-        engine.advance(to: .seconds(0.25))
-        #expect(engine.takeChangedMessages() == [1])
-        engine.advance(to: .seconds(1.25))
-        #expect(engine.takeChangedMessages() == [1, 2])
+        let shown = engine.advance(to: .seconds(0.25))
+        #expect(changed(shown) == [1])
+        #expect(shown.versionMoved)
+        #expect(changed(engine.advance(to: .seconds(1.25))) == [1, 2])
         // History holds 4 and 1; 2 ending pushes 4 out, 3 ending pushes 1 out.
-        engine.advance(to: .seconds(2.25))
+        #expect(changed(engine.advance(to: .seconds(2.25))) == [2, 3, 4])
         #expect(engine.history.map(\.id) == [1, 2])
-        #expect(engine.takeChangedMessages() == [2, 3, 4])
-        engine.advance(to: .seconds(3.25))
+        // An event reports the deadlines it reached first with its own changes.
+        let posted = engine.post(.message("f"), at: .seconds(3.25))
+        #expect(changed(posted.changes) == [1, 3, 10, 11])
         #expect(engine.history.map(\.id) == [2, 3])
-        #expect(engine.takeChangedMessages() == [1, 3, 10])
         #expect(engine.message(id: 1) == nil)
+        // Time alone, with no deadline reached, changes nothing.
+        #expect(engine.advance(to: .seconds(3.3)).isEmpty)
+    }
+}
+
+extension OverlayEngine {
+    /// The engine `restored(…)` from `stored`, without its changes.
+    init(configuration: EngineConfiguration, restoring stored: RestoreTests.Stored, now: Instant) {
+        self = RestoreTests.restore(stored, configuration: configuration, now: now).value
     }
 }

@@ -10,7 +10,7 @@ struct RotationTests {
     /// Hidden: the frame simply changes, with no animation.
     @Test func whileHidden() throws {
         var engine = makeEngine()
-        let changed = engine.changeOrientation(to: .landscapeRight, at: .seconds(1))
+        let changed = engine.changeOrientation(to: .landscapeRight, at: .seconds(1)).value
         #expect(changed)
         let overlay = engine.overlay(at: .seconds(1))
         #expect(overlay.phase == .hidden)
@@ -131,7 +131,7 @@ struct RotationTests {
         var engine = makeEngine()
         try engine.posted(.message("a"), at: .seconds(0))
         engine.changeOrientation(to: .landscapeLeft, at: .seconds(1))
-        let changed = engine.changeOrientation(to: .landscapeRight, at: .seconds(1.2))
+        let changed = engine.changeOrientation(to: .landscapeRight, at: .seconds(1.2)).value
         #expect(changed)
         #expect(engine.version == 4)
         #expect(engine.rotationTarget == .landscapeRight)
@@ -149,7 +149,7 @@ struct RotationTests {
         try engine.posted(.message("a"), at: .seconds(0))
         engine.changeOrientation(to: .landscapeLeft, at: .seconds(1))
         let version = engine.version
-        let changed = engine.changeOrientation(to: .landscapeLeft, at: .seconds(1.1))
+        let changed = engine.changeOrientation(to: .landscapeLeft, at: .seconds(1.1)).value
         #expect(!changed)
         #expect(engine.version == version)
         #expect(engine.overlay(at: .seconds(1.4)).orientation == .landscapeLeft)
@@ -162,7 +162,7 @@ struct RotationTests {
         try engine.posted(.message("a"), at: .seconds(0))
         engine.changeOrientation(to: .landscapeLeft, at: .seconds(1))
         let version = engine.version
-        let changed = engine.changeOrientation(to: .portrait, at: .seconds(1.1))
+        let changed = engine.changeOrientation(to: .portrait, at: .seconds(1.1)).value
         #expect(changed)
         #expect(engine.version == version + 1)
         let into = engine.overlay(at: .seconds(1.4))
@@ -202,7 +202,7 @@ struct RotationTests {
         engine.changeOrientation(to: .landscapeLeft, at: .seconds(1))
         engine.advance(to: .seconds(1.5))
         let version = engine.version
-        let changed = engine.changeOrientation(to: .landscapeLeft, at: .seconds(1.5))
+        let changed = engine.changeOrientation(to: .landscapeLeft, at: .seconds(1.5)).value
         #expect(!changed)
         #expect(engine.version == version)
         #expect(engine.phase == .rotatingIn)
@@ -211,11 +211,11 @@ struct RotationTests {
     /// The current orientation changes nothing in any phase outside a rotation.
     @Test func sameOrientationOutsideRotation() throws {
         var engine = makeEngine()
-        let hidden = engine.changeOrientation(to: .portrait, at: .seconds(0))
+        let hidden = engine.changeOrientation(to: .portrait, at: .seconds(0)).value
         try engine.posted(.message("a"), at: .seconds(0))
-        let showing = engine.changeOrientation(to: .portrait, at: .seconds(0.1))
-        let visible = engine.changeOrientation(to: .portrait, at: .seconds(1))
-        let hiding = engine.changeOrientation(to: .portrait, at: .seconds(2.8))
+        let showing = engine.changeOrientation(to: .portrait, at: .seconds(0.1)).value
+        let visible = engine.changeOrientation(to: .portrait, at: .seconds(1)).value
+        let hiding = engine.changeOrientation(to: .portrait, at: .seconds(2.8)).value
         #expect([hidden, showing, visible, hiding] == [false, false, false, false])
         // One for the post and one for each deadline (show end, message end); none for the orientations.
         #expect(engine.version == 3)

@@ -210,7 +210,7 @@ struct BoundTests {
         #expect(engine.queue.count == 1000)
         let version = engine.version
 
-        let refused = engine.post(.message("one too many"), at: .seconds(1))
+        let refused = engine.post(.message("one too many"), at: .seconds(1)).value
         #expect(refused == .failure(.queueFull(limit: 1000, retryAfter: .seconds(1.75))))
         #expect(engine.version == version)
         #expect(engine.queue.count == 1000)
@@ -223,7 +223,7 @@ struct BoundTests {
         try engine.posted(.message("shown"), at: .seconds(0))
         try engine.posted(.message("first"), at: .seconds(0))
         try engine.posted(.message("second"), at: .seconds(0))
-        let refused = engine.post(.message("third"), at: .seconds(0))
+        let refused = engine.post(.message("third"), at: .seconds(0)).value
         #expect(refused == .failure(.queueFull(limit: 2, retryAfter: .seconds(2.75))))
         #expect(engine.overlay(at: .seconds(0)).queued == 2)
     }
@@ -233,7 +233,7 @@ struct BoundTests {
         var engine = makeEngine { $0.maxQueue = 1 }
         try engine.posted(.message("shown"), at: .seconds(0))
         try engine.posted(.message("waiting"), at: .seconds(0))
-        let refused = engine.post(.message("x"), at: .seconds(2.5))
+        let refused = engine.post(.message("x"), at: .seconds(2.5)).value
         #expect(refused == .failure(.queueFull(limit: 1, retryAfter: .seconds(1))))
     }
 
@@ -242,7 +242,7 @@ struct BoundTests {
         var engine = makeEngine { $0.maxQueue = 0 }
         try engine.posted(.message("a"), at: .seconds(0))
         #expect(engine.phase == .showing)
-        let refused = engine.post(.message("b"), at: .seconds(0))
+        let refused = engine.post(.message("b"), at: .seconds(0)).value
         #expect(refused == .failure(.queueFull(limit: 0, retryAfter: .seconds(2.75))))
     }
 
@@ -251,7 +251,7 @@ struct BoundTests {
         var engine = makeEngine { $0.maxQueue = 1 }
         try engine.posted(.message("a"), at: .seconds(0))
         try engine.posted(.message("b"), at: .seconds(2.8))
-        let refused = engine.post(.message("c", immediate: true), at: .seconds(2.8))
+        let refused = engine.post(.message("c", immediate: true), at: .seconds(2.8)).value
         #expect(refused == .failure(.queueFull(limit: 1, retryAfter: .seconds(1))))
         #expect(engine.queue.map(\.id) == [2])
     }
@@ -266,8 +266,8 @@ struct BoundTests {
         #expect(engine.history.first?.id == 3)
         #expect(engine.message(id: 2) == nil)
         #expect(engine.message(id: 3)?.state == .cancelled)
-        let forgotten = engine.delete(id: 2, at: .seconds(0))
-        let remembered = engine.delete(id: 3, at: .seconds(0))
+        let forgotten = engine.delete(id: 2, at: .seconds(0)).value
+        let remembered = engine.delete(id: 3, at: .seconds(0)).value
         #expect(forgotten == .failure(.messageNotFound(id: 2)))
         #expect(remembered == .failure(.messageEnded(id: 3, state: .cancelled)))
     }

@@ -36,7 +36,7 @@ extension OverlayEngine {
     /// Posts a message the test expects to be accepted as a new one, and returns it as accepted.
     @discardableResult
     mutating func posted(_ input: MessageInput, at time: Instant) throws -> Message {
-        switch post(input, at: time) {
+        switch post(input, at: time).value {
         case .success(.created(let message)): return message
         case .success(.updated(let message)): throw UnexpectedOutcome(description: "updated \(message.id)")
         case .failure(let error): throw error
@@ -46,13 +46,13 @@ extension OverlayEngine {
     /// Changes a message the test expects to be changeable (PATCH), and returns it as changed.
     @discardableResult
     mutating func patched(_ id: Int64, _ input: MessageInput, at time: Instant) throws -> Message {
-        try update(id: id, with: input, at: time).get()
+        try update(id: id, with: input, at: time).value.get()
     }
 
     /// Deletes a message the test expects to be deletable, and returns it as it ended.
     @discardableResult
     mutating func deleted(_ id: Int64, at time: Instant) throws -> Message {
-        try delete(id: id, at: time).get()
+        try delete(id: id, at: time).value.get()
     }
 }
 

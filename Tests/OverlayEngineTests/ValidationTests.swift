@@ -39,7 +39,7 @@ struct ValidationTests {
         var engine = makeEngine()
         try engine.posted(.message("shown"), at: .seconds(0))
         try engine.posted(.message("waiting"), at: .seconds(0))
-        let refused = engine.post(invalid.input, at: .seconds(0))
+        let refused = engine.post(invalid.input, at: .seconds(0)).value
         #expect(refused.refusedField == invalid.field)
         #expect(engine.version == 2)
         #expect(engine.queue.map(\.id) == [2])
@@ -53,8 +53,8 @@ struct ValidationTests {
         try engine.posted(.message("shown"), at: .seconds(0))
         try engine.posted(.message("waiting"), at: .seconds(0))
         let before = engine.queue
-        let refusedShown = engine.update(id: 1, with: invalid.input, at: .seconds(0))
-        let refusedQueued = engine.update(id: 2, with: invalid.input, at: .seconds(0))
+        let refusedShown = engine.update(id: 1, with: invalid.input, at: .seconds(0)).value
+        let refusedQueued = engine.update(id: 2, with: invalid.input, at: .seconds(0)).value
         #expect(refusedShown.refusedField == invalid.field)
         #expect(refusedQueued.refusedField == invalid.field)
         #expect(engine.version == 2)
@@ -65,7 +65,7 @@ struct ValidationTests {
     /// A new message needs a text.
     @Test func textRequired() {
         var engine = makeEngine()
-        let refused = engine.post(MessageInput(kind: .sent), at: .seconds(0))
+        let refused = engine.post(MessageInput(kind: .sent), at: .seconds(0)).value
         #expect(refused.refusedField == "text")
         #expect(engine.version == 0)
         #expect(engine.phase == .hidden)
@@ -74,7 +74,7 @@ struct ValidationTests {
     /// A new progress message with an explicit null progress is refused (docs/BEHAVIOUR.md).
     @Test func progressMessageNeedsProgress() {
         var engine = makeEngine()
-        let refused = engine.post(.message("Downloading", kind: .progress, progress: .some(nil)), at: .seconds(0))
+        let refused = engine.post(.message("Downloading", kind: .progress, progress: .some(nil)), at: .seconds(0)).value
         #expect(refused.refusedField == "progress")
         #expect(engine.version == 0)
     }
@@ -96,7 +96,7 @@ struct ValidationTests {
             .message("a", key: String(repeating: "k", count: 128)),
         ]
         for input in accepted {
-            let result = engine.post(input, at: .seconds(0))
+            let result = engine.post(input, at: .seconds(0)).value
             #expect(result.map(\.message.id) == .success(engine.nextID - 1), "\(input)")
         }
         #expect(engine.liveMessages.count == accepted.count)

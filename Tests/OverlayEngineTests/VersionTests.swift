@@ -60,7 +60,7 @@ struct VersionTests {
         #expect(engine.version == 2)
         try engine.patched(2, MessageInput(text: "b2"), at: .seconds(0))
         #expect(engine.version == 3)
-        _ = engine.post(MessageInput(progress: 0.5, key: "k"), at: .seconds(0))
+        _ = engine.post(MessageInput(progress: 0.5, key: "k"), at: .seconds(0)).value
         #expect(engine.version == 4)
         try engine.deleted(2, at: .seconds(0))
         #expect(engine.version == 5)
@@ -105,12 +105,12 @@ struct VersionTests {
 
         engine.changeOrientation(to: .portrait, at: .seconds(1))
         engine.changeDevice(to: .ipad, at: .seconds(1))
-        _ = engine.update(id: 2, with: MessageInput(text: "b"), at: .seconds(1))
-        _ = engine.update(id: 2, with: MessageInput(), at: .seconds(1))
-        _ = engine.update(id: 9, with: MessageInput(text: "x"), at: .seconds(1))
-        _ = engine.delete(id: 9, at: .seconds(1))
-        _ = engine.post(.message(""), at: .seconds(1))
-        _ = engine.post(.message("c"), at: .seconds(1))
+        _ = engine.update(id: 2, with: MessageInput(text: "b"), at: .seconds(1)).value
+        _ = engine.update(id: 2, with: MessageInput(), at: .seconds(1)).value
+        _ = engine.update(id: 9, with: MessageInput(text: "x"), at: .seconds(1)).value
+        _ = engine.delete(id: 9, at: .seconds(1)).value
+        _ = engine.post(.message(""), at: .seconds(1)).value
+        _ = engine.post(.message("c"), at: .seconds(1)).value
         engine.advance(to: .seconds(1))
         #expect(engine.version == version)
         #expect(engine.queue.map(\.id) == [2])

@@ -68,6 +68,31 @@ struct ChannelTests {
         #expect(stream.nextBlock(timeout: 0.2) == nil)
     }
 
+    /// `GET /channels` counts a channel's readers as they come and go: event streams as
+    /// `subscribers`, long-polls waiting for its next version as `waiters`.
+    @Test func readersAreCounted() throws {
+        let live = try LiveServer()
+        #expect(try live.post("/channels/blue/messages", json: #"{"text": "hi"}"#).status == 202)
+        func counts() throws -> [Int?] {
+            let channel = try live.get("/channels/blue").json
+            return [channel["subscribers"]?.int, channel["waiters"]?.int]
+        }
+        #expect(try counts() == [0, 0])
+        let streams = try (0..<2).map { _ in try StreamClient.events(port: live.port, path: "/channels/blue/events") }
+        for stream in streams { #expect(stream.nextEvent() != nil) }
+        let version = try #require(try live.version("/channels/blue/overlay"))
+        let waiter = try StreamClient(port: live.port, path: "/channels/blue/overlay?wait=20&since=\(version)")
+        #expect(try live.waitForMetric("overlayd_long_poll_waiters", channel: "blue", toBe: 1))
+        #expect(try counts() == [2, 1])
+        let listed = try live.get("/channels").json["channels"]?.array?.first { $0["name"]?.string == "blue" }
+        #expect(listed?["subscribers"]?.int == 2 && listed?["waiters"]?.int == 1)
+        #expect(try live.post("/channels/blue/messages", json: #"{"text": "again"}"#).status == 202)
+        #expect(try waiter.response().status == 200)
+        for stream in streams { stream.close() }
+        #expect(try live.waitForMetric("overlayd_event_streams", channel: "blue", toBe: 0))
+        #expect(try counts() == [0, 0])
+    }
+
     /// A long-poll on a channel that does not exist, naming a version other than a new channel's
     /// 0, has nothing to wait for: it is a read, answered at once with the fresh overlay, and
     /// creates nothing (also when the channel limit is reached).
@@ -142,40 +167,84 @@ struct ChannelTests {
         #expect(try live.get("/channels").json["channels"]?.array?.count == 3)
     }
 
-    /// Beyond `maxChannels` (`default` included) nothing creates a channel: a write, a subscription
-    /// or a long-poll on a new name is 503 `too_many_channels`; reads of it still show a fresh
-    /// overlay, and existing channels go on working.
+    /// Writers may create `maxChannels` channels (`default` included); beyond that a write to a
+    /// new name is 503 `too_many_channels`. Channels only readers asked for (an event stream or
+    /// long-poll on a new name) do not count against that: they have a pool of their own, of the
+    /// same size, whose overflow is refused to readers only. Reads of a name that does not exist
+    /// still show a fresh overlay, and existing channels go on working.
     @Test func channelLimit() throws {
         let live = try LiveServer { $0.maxChannels = 3 }
         #expect(try live.post("/channels/a/messages", json: #"{"text": "a"}"#).status == 202)
-        _ = try StreamClient.events(port: live.port, path: "/channels/b/events")
+        let readerOfB = try StreamClient.events(port: live.port, path: "/channels/b/events")
+        #expect(readerOfB.nextEvent()?.version == 0)
         #expect(try live.get("/channels").json["channels"]?.array?.count == 3)
-
+        // default and a are written, b only read: one more write to a new name fits.
+        #expect(try live.post("/channels/c/messages", json: #"{"text": "c"}"#).status == 202)
         expectError(
-            try live.post("/channels/c/messages", json: #"{"text": "c"}"#), status: 503, code: "too_many_channels",
+            try live.post("/channels/d/messages", json: #"{"text": "d"}"#), status: 503, code: "too_many_channels",
             field: "channel")
         expectError(
-            try live.request("PUT", "/channels/c/device", body: "iphone"), status: 503, code: "too_many_channels",
+            try live.request("PUT", "/channels/d/device", body: "iphone"), status: 503, code: "too_many_channels",
             field: "channel")
         expectError(
-            try live.request("PUT", "/channels/c/orientation", body: "landscapeLeft"), status: 503,
+            try live.request("PUT", "/channels/d/orientation", body: "landscapeLeft"), status: 503,
             code: "too_many_channels", field: "channel")
-        expectError(try live.get("/channels/c/events"), status: 503, code: "too_many_channels", field: "channel")
-        expectError(try live.get("/events?channel=c"), status: 503, code: "too_many_channels", field: "channel")
+        // A write to b would make it a written channel: the writers' limit is full.
         expectError(
-            try live.get("/channels/c/overlay?wait=5&since=0"), status: 503, code: "too_many_channels",
+            try live.post("/channels/b/messages", json: #"{"text": "b"}"#), status: 503, code: "too_many_channels",
             field: "channel")
-        #expect(try live.get("/channels/c/overlay").json["version"]?.int == 0)
-        expectError(try live.get("/channels/c"), status: 404, code: "not_found")
+        // Readers have three more names (b is one of them), then they are refused.
+        let readers = try ["e", "f"].map { try StreamClient.events(port: live.port, path: "/channels/\($0)/events") }
+        for reader in readers { #expect(reader.nextEvent()?.version == 0) }
+        expectError(try live.get("/channels/g/events"), status: 503, code: "too_many_channels", field: "channel")
+        expectError(try live.get("/events?channel=g"), status: 503, code: "too_many_channels", field: "channel")
+        expectError(
+            try live.get("/channels/g/overlay?wait=5&since=0"), status: 503, code: "too_many_channels",
+            field: "channel")
+        #expect(try live.get("/channels/g/overlay").json["version"]?.int == 0)
+        expectError(try live.get("/channels/g"), status: 404, code: "not_found")
         #expect(
             try live.get("/channels").json["channels"]?.array?.compactMap { $0["name"]?.string } == [
-                "a", "b", "default",
+                "a", "b", "c", "default", "e", "f",
             ])
-
         #expect(try live.post("/channels/a/messages", json: #"{"text": "again"}"#).status == 202)
-        #expect(try live.post("/channels/b/messages", json: #"{"text": "b"}"#).status == 202)
         #expect(try live.post("/messages", json: #"{"text": "default"}"#).status == 202)
-        #expect(try live.version("/channels/b/overlay") == 1)
+    }
+
+    /// No sequence of requests without the write token can make an authorised write fail:
+    /// readers without a token waiting on as many new names as they can get leave the writers'
+    /// limit untouched, and once they leave, the channels they made are let go (by the sweep,
+    /// within about a second), so their names hold nothing.
+    @Test func readersCannotLockWritersOut() throws {
+        let live = try LiveServer {
+            $0.maxChannels = 4
+            $0.token = "secret"
+        }
+        let auth = [("Authorization", "Bearer secret")]
+        var readers: [StreamClient] = []
+        for index in 0..<4 {
+            readers.append(try StreamClient.events(port: live.port, path: "/channels/r\(index)/events"))
+        }
+        readers.append(try StreamClient(port: live.port, path: "/channels/waiting/overlay?wait=30&since=0"))
+        expectError(try live.get("/channels/r9/events"), status: 503, code: "too_many_channels", field: "channel")
+        for index in 1..<4 {
+            let written = try live.request(
+                "POST", "/channels/w\(index)/messages", headers: auth + [("Content-Type", "application/json")],
+                body: #"{"text": "from the writer"}"#)
+            #expect(written.status == 202, "write \(index): \(written.text)")
+        }
+        #expect(try live.get("/channels").json["channels"]?.array?.count == 8)
+        for reader in readers { reader.close() }
+        let deadline = ContinuousClock.now + .seconds(5)
+        var names: [String] = []
+        repeat {
+            usleep(50_000)
+            names = try live.get("/channels").json["channels"]?.array?.compactMap { $0["name"]?.string } ?? []
+        } while names.count > 4 && ContinuousClock.now < deadline
+        #expect(names == ["default", "w1", "w2", "w3"])
+        // The names are free again, for readers and (within the writers' limit) for writers.
+        let again = try StreamClient.events(port: live.port, path: "/channels/r0/events")
+        #expect(again.nextEvent()?.version == 0)
     }
 
     /// Many clients creating channels at once never pass the limit: exactly `maxChannels` exist

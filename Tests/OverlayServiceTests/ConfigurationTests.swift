@@ -123,6 +123,47 @@ struct ConfigurationTests {
         #expect(try Self.configuration(["--port", "1", "--port", "2"]).port == 2)
     }
 
+    /// A source that wins over an earlier one for the same key is recorded, for the start-up
+    /// log: an image's variable winning over a mounted file's value is never silent. Values are
+    /// not recorded (a token is a setting too).
+    @Test func overridesAreRecorded() throws {
+        let files = ["f.json": #"{"host": "0.0.0.0", "port": 1111, "token": "from-file"}"#]
+        #expect(try Self.configuration(["--config", "f.json"], files: files).overrides == [])
+        let loaded = try Self.configuration(
+            ["--config", "f.json", "--port", "3333", "--clock", "manual"],
+            environment: ["OVERLAYD_PORT": "2222", "OVERLAYD_TOKEN": "from-env", "OVERLAYD_DEVICE": "iphone"],
+            files: files)
+        #expect(
+            loaded.overrides == [
+                "port: OVERLAYD_PORT overrides f.json", "token: OVERLAYD_TOKEN overrides f.json",
+                "port: --port overrides OVERLAYD_PORT",
+            ])
+        #expect(!loaded.overrides.joined().contains("from-"))
+        #expect(try Self.configuration(["--port", "1", "--port", "2"]).overrides == ["port: --port overrides --port"])
+    }
+
+    /// The Docker image bakes its listen address and data directory into its config file (no
+    /// ENV line that would silently beat a mounted file): the Dockerfile's edit of the shipped
+    /// file gives a valid configuration with exactly those two settings changed.
+    @Test func dockerImageConfiguration() throws {
+        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)
+        let dockerfile = String(
+            decoding: try ConfigurationLoader.readFile((parts + ["Dockerfile"]).joined(separator: "/")), as: UTF8.self)
+        #expect(!dockerfile.contains("OVERLAYD_HOST") && !dockerfile.contains("OVERLAYD_DATA_DIR"))
+        #expect(!dockerfile.contains("OVERLAYD_PORT"))
+        #expect(dockerfile.contains(#"s|"host": "127.0.0.1"|"host": "0.0.0.0"|"#))
+        #expect(dockerfile.contains(#"s|"dataDir": "./data"|"dataDir": "/var/lib/overlayd"|"#))
+        let shipped = String(decoding: try ConfigurationLoader.readFile(Self.defaultsFilePath), as: UTF8.self)
+        let baked = shipped.replacing(#""host": "127.0.0.1""#, with: #""host": "0.0.0.0""#)
+            .replacing(#""dataDir": "./data""#, with: #""dataDir": "/var/lib/overlayd""#)
+        let image = try Self.configuration(["--config", "image.json"], files: ["image.json": baked])
+        var expected = ServiceConfiguration()
+        expected.host = "0.0.0.0"
+        expected.dataDirectory = "/var/lib/overlayd"
+        #expect(image == expected)
+    }
+
     /// Every environment variable and flag reaches its setting.
     @Test func everySetting() throws {
         let environment = [

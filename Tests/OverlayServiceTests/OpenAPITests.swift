@@ -26,7 +26,10 @@ struct OpenAPITests {
 
     /// The paths whose operations every channel has, unprefixed (the `default` channel) and under
     /// `/channels/{name}`.
-    static let channelPaths = ["/messages", "/messages/{id}", "/overlay", "/orientation", "/device", "/events"]
+    static let channelPaths = [
+        "/messages", "/messages/{id}", "/overlay", "/orientation", "/device", "/statusbar",
+        "/statusbar/controllers", "/events", "/preview",
+    ]
 
     /// A request that should succeed, per documented operation: the path with its parameters
     /// filled in, and a JSON body for the writes.
@@ -38,6 +41,8 @@ struct OpenAPITests {
             case ("PATCH", _): #"{"text": "changed"}"#
             case ("PUT", "orientation"): #"{"orientation": "landscapeLeft"}"#
             case ("PUT", "device"): #"{"device": "iphone"}"#
+            case ("PUT", "statusbar"): #"{"hidden": true, "animation": "slide"}"#
+            case ("PUT", "controllers"): #"{"root": "main", "controllers": [{"name": "main"}]}"#
             case ("POST", "clock"): #"{"advance": 0.5}"#
             default: nil
             }
@@ -66,11 +71,13 @@ struct OpenAPITests {
     /// documents 401, and the shared answers (405 with Allow, 204 for OPTIONS) are there.
     @Test func statuses() throws {
         let outline = try Self.outline()
-        let known: Set<Int> = [200, 202, 204, 304, 400, 401, 404, 405, 409, 413, 415, 422, 429, 503]
+        let known: Set<Int> = [200, 202, 204, 304, 400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 503]
         for operation in outline.operations {
             #expect(!operation.statuses.isEmpty, "\(operation) documents no response")
             #expect(Set(operation.statuses).isSubset(of: known), "\(operation): \(operation.statuses)")
             #expect(operation.statuses.contains { (200..<300).contains($0) }, "\(operation) documents no success")
+            // A foreign Host while listening on loopback is 403 on every path.
+            #expect(operation.statuses.contains(403), "\(operation) documents no 403")
             if ["POST", "PUT", "PATCH", "DELETE"].contains(operation.method) {
                 #expect(operation.statuses.contains(401), "\(operation) documents no 401")
                 #expect(operation.statuses.contains(429), "\(operation) documents no 429")
@@ -81,28 +88,36 @@ struct OpenAPITests {
         #expect(responses?["MethodNotAllowed"]?["headers"]?["Allow"] != nil)
         #expect(responses?["Options"]?["headers"]?["Allow"] != nil)
         #expect(responses?["Unauthorized"]?["headers"]?["WWW-Authenticate"] != nil)
+        #expect(responses?["Options"]?["headers"]?["Access-Control-Allow-Headers"] != nil)
         #expect(responses?["RateLimited"]?["headers"]?["Retry-After"] != nil)
     }
 
-    /// What the router lists at `GET /` (with every channel path also under `/channels/{name}`) is
-    /// exactly what the file documents, and every documented path answers OPTIONS.
+    /// The route table is exactly what the file documents (every channel row also under
+    /// `/channels/{name}`), writes document the bearer token and reads do not require it, and
+    /// every documented path answers OPTIONS.
     @Test func everyRouteIsDocumentedAndNothingElse() throws {
         let outline = try Self.outline()
-        let live = try LiveServer()
-        let endpoints = try live.get("/").json["endpoints"]?.array?.compactMap(\.string) ?? []
-        #expect(endpoints.contains("/channels/{name}/…"))
-        var routed: Set = ["GET /"]  // the index lists the others, not itself
-        for endpoint in endpoints where endpoint != "/channels/{name}/…" {
-            let parts = endpoint.split(separator: " ", maxSplits: 1).map(String.init)
-            #expect(parts.count == 2, "endpoint \(endpoint)")
-            routed.insert(endpoint)
-            if Self.channelPaths.contains(parts[1]) { routed.insert("\(parts[0]) /channels/{name}\(parts[1])") }
+        var routed: Set<String> = []
+        for route in OverlayService.routes {
+            routed.insert("\(route.method) \(route.path)")
+            if route.scope == .channel { routed.insert("\(route.method) /channels/{name}\(route.path)") }
         }
         let documented = Set(outline.operations.filter { $0.method != "OPTIONS" }.map { "\($0.method) \($0.path)" })
         #expect(routed.subtracting(documented).sorted() == [], "routed but not documented")
         #expect(documented.subtracting(routed).sorted() == [], "documented but not routed")
         for path in Set(outline.operations.map(\.path)) {
             #expect(outline.operations.contains { $0.path == path && $0.method == "OPTIONS" }, "\(path) has no OPTIONS")
+        }
+        #expect(Set(Self.channelPaths) == Set(OverlayService.routes.filter { $0.scope == .channel }.map(\.path)))
+        for route in OverlayService.routes {
+            let node = outline.root["paths"]?[route.path]?[route.method.lowercased()]
+            let security = node?["security"]?.children.map { $0.value ?? "" } ?? []
+            switch route.access {
+            case .open: #expect(security == [], "\(route.method) \(route.path) is open: security: []")
+            case .read:
+                #expect(security.contains("{}"), "\(route.method) \(route.path) needs no token unless configured")
+            case .write: #expect(!security.contains("{}"), "\(route.method) \(route.path) needs the write token")
+            }
         }
     }
 
@@ -111,6 +126,9 @@ struct OpenAPITests {
     @Test func everyDocumentedOperationIsRouted() throws {
         let outline = try Self.outline()
         let live = try LiveServer()
+        // A hierarchy decides only with controllers appearance (else 409): that PUT goes to a
+        // server configured so.
+        let controllers = try LiveServer { $0.engine.statusBar.appearance = .controllers }
         // Messages in both spellings of the default channel, so that ids exist for every
         // operation on /messages/{id} (a DELETE ends one; later PATCHes of it are 409).
         var nextID = 1
@@ -129,7 +147,8 @@ struct OpenAPITests {
                 #expect(response.header("Content-Type") == "text/event-stream; charset=utf-8")
             } else {
                 let headers = body == nil ? [] : [("Content-Type", "application/json")]
-                let response = try live.request(operation.method, path, headers: headers, body: body)
+                let server = operation.method == "PUT" && path.hasSuffix("/controllers") ? controllers : live
+                let response = try server.request(operation.method, path, headers: headers, body: body)
                 (status, answer) = (response.status, response.text)
                 if operation.method == "OPTIONS" {
                     let documented = outline.operations.filter { $0.path == operation.path }.map(\.method)
@@ -201,6 +220,27 @@ struct OpenAPITests {
         expectKeys(overlay["progressBar"], nested + ["progressBar"])
         expectKeys(overlay["animation"], nested + ["animation"], optional: ["curve"])
         expectKeys(overlay["frame"], ["Rect"])
+        expectKeys(overlay["statusBar"], ["StatusBar"])
+        expectKeys(overlay["statusBar"]?["frame"], ["Rect"])
+        #expect(overlay["held"]?.bool == false)
+
+        // The status bar hiding (its animation), then its state with a hierarchy.
+        let hidden = try live.request("PUT", "/statusbar?hidden=true&animation=slide")
+        #expect(hidden.status == 200)
+        expectKeys(hidden.json, ["Overlay"])
+        expectKeys(
+            hidden.json["statusBar"]?["animation"], ["StatusBar", "properties", "animation"], optional: ["curve"])
+        expectKeys(try live.get("/statusbar").json, ["StatusBarState"])
+        let controllers = try LiveServer { $0.engine.statusBar.appearance = .controllers }
+        let hierarchy = #"{"root": "main", "controllers": [{"name": "main", "presented": "modal"}, {"name": "modal"}]}"#
+        #expect(try controllers.request("PUT", "/statusbar/controllers", body: hierarchy).status == 200)
+        let state = try controllers.get("/statusbar").json
+        expectKeys(state, ["StatusBarState"])
+        expectKeys(state["hierarchy"], ["ControllerHierarchy"])
+        expectKeys(state["hierarchy"]?["controllers"]?[1], ["Controller"])
+        let refused = try controllers.request("PUT", "/statusbar", body: #"{"hidden": true}"#)
+        #expect(refused.status == 409)
+        expectKeys(refused.json["error"], ["Error", "properties", "error"], optional: ["field"])
 
         expectKeys(try live.get("/channels").json, ["ChannelList"])
         expectKeys(try live.get("/channels").json["channels"]?[0], ["Channel"])
@@ -219,7 +259,10 @@ struct OpenAPITests {
         let codes = Set(
             outline.root["components"]?["schemas"]?["Error"]?["properties"]?["error"]?["properties"]?["code"]?["enum"]?
                 .flowList ?? [])
-        for code in ["not_found", "invalid_field", "bad_request", "method_not_allowed", "unsupported_media_type"] {
+        for code in [
+            "not_found", "invalid_field", "bad_request", "method_not_allowed", "unsupported_media_type",
+            "origin_not_allowed", "host_not_allowed", "controller_based_appearance",
+        ] {
             #expect(codes.contains(code), "\(code) is not documented")
         }
         #expect(codes.contains(try live.request("DELETE", "/").errorCode ?? ""))

@@ -13,6 +13,8 @@ struct OverlayAPITests {
     static let overlayKeys = [
         "version", "now", "phase", "orientation", "rotation", "device", "frame", "x", "y", "width", "height",
         "contentOffset", "alpha", "message", "label", "style", "activity", "progressBar", "queued", "animation",
+        "statusBar", "style", "hidden", "alpha", "offset", "frame", "x", "y", "width", "height", "animation",
+        "styleFrom", "hiddenFrom", "held",
     ]
 
     /// A fresh overlay is hidden, with every optional part null, ETag W/"0" and no-cache.
@@ -30,7 +32,11 @@ struct OverlayAPITests {
                 {"version": 0, "now": 0, "phase": "hidden", "orientation": "portrait", "rotation": 0,
                  "device": "ipad", "frame": {"x": 0, "y": 0, "width": 768, "height": 20},
                  "contentOffset": -20, "alpha": 0, "message": null, "label": null, "style": null,
-                 "activity": false, "progressBar": null, "queued": 0, "animation": null}
+                 "activity": false, "progressBar": null, "queued": 0, "animation": null,
+                 "statusBar": {"style": "lightContent", "hidden": false, "alpha": 1, "offset": 0,
+                   "frame": {"x": 0, "y": 0, "width": 768, "height": 20}, "animation": null,
+                   "styleFrom": "application", "hiddenFrom": "application"},
+                 "held": false}
                 """.utf8))
         #expect(response.json == expected)
     }
@@ -259,6 +265,8 @@ struct OverlayAPITests {
         #expect(endpoints.contains("GET /events"))
         #expect(endpoints.contains("GET /channels"))
         #expect(endpoints.contains("GET /openapi.yaml"))
-        #expect(endpoints.count == 17)
+        #expect(endpoints.contains("GET /preview"))
+        #expect(endpoints.contains("PUT /statusbar/controllers"))
+        #expect(endpoints.count == 21)
     }
 }

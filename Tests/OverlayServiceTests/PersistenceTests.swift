@@ -293,6 +293,107 @@ struct PersistenceTests {
         #expect(try live.get("/messages").json["messages"]?.array?.count == 2)
     }
 
+    /// An ended message reads the same after a restart, the times of its display included: it
+    /// was shown at 0, its display started when the slide ended (0.25) and it was preempted at
+    /// 0.5; its successor was shown and displayed at 0.5 and ended at 1.5.
+    @Test func endedMessagesKeepTheirTimes() throws {
+        let directory = try TemporaryDirectory()
+        var before: [JSONValue] = []
+        do {
+            let live = try PersistenceTests.server(on: directory)
+            #expect(try live.post("/messages", json: #"{"text": "first", "duration": 1}"#).status == 202)
+            try live.advance(0.5)
+            let urgent = #"{"text": "urgent", "duration": 1, "immediate": true}"#
+            #expect(try live.post("/messages", json: urgent).status == 202)
+            try live.advance(2)
+            before = try [1, 2].map { try live.get("/messages/\($0)").json }
+            #expect(before.map { $0["state"]?.string } == ["preempted", "done"])
+            #expect(before.map { $0["shownAt"]?.number } == [0, 0.5])
+            #expect(before.map { $0["displayStartedAt"]?.number } == [0.25, 0.5])
+            #expect(before.map { $0["endedAt"]?.number } == [0.5, 1.5])
+        }
+        let live = try PersistenceTests.server(on: directory)
+        let after = try [1, 2].map { try live.get("/messages/\($0)").json }
+        #expect(after == before)
+    }
+
+    /// A data directory of the first schema (before the display times were stored) is migrated:
+    /// its messages load as they were stored, with no display times, and new ones keep theirs.
+    @Test func firstSchemaMigrates() throws {
+        let directory = try TemporaryDirectory()
+        do {
+            let database = try Database(path: directory.database)
+            try database.execute(PersistenceTests.firstSchema)
+            try database.execute(
+                """
+                INSERT INTO channels VALUES ('default', 12, 100012, 3, 1003, 'landscapeLeft', 'iphone');
+                INSERT INTO messages VALUES ('default', 1, 'sent', 'ended before', NULL, NULL, 0, NULL, 'done',
+                  0, 2250000000, 1, 1);
+                INSERT INTO messages VALUES ('default', 2, 'sending', 'still waiting', NULL, NULL, 0, 'upload', 'queued',
+                  500000000, NULL, 2, NULL);
+                """)
+        }
+        do {
+            let live = try PersistenceTests.server(on: directory)
+            let ended = try live.get("/messages/1").json
+            #expect(ended["state"]?.string == "done")
+            #expect(ended["text"]?.string == "ended before")
+            #expect(ended["endedAt"]?.number == 2.25)
+            #expect(ended["shownAt"]?.isNull == true)
+            #expect(ended["displayStartedAt"]?.isNull == true)
+            let shown = try live.get("/messages/2").json
+            #expect(shown["state"]?.string == "showing")
+            #expect(shown["key"]?.string == "upload")
+            let overlay = try live.overlay()
+            #expect(overlay["orientation"]?.string == "landscapeLeft")
+            #expect(overlay["device"]?.string == "iphone")
+            #expect(try #require(overlay["version"]?.int) > 100_012)
+            try live.advance(1)
+            #expect(try live.request("DELETE", "/messages/2").status == 200)
+            #expect(try live.post("/messages", json: #"{"text": "new"}"#).json["id"]?.int == 1003)
+        }
+        let database = try Database(path: directory.database)
+        let version = try database.prepare("SELECT version FROM schema_version")
+        #expect(try version.step())
+        #expect(version.int(0) == Schema.latest)
+        let live = try PersistenceTests.server(on: directory)
+        let cancelled = try live.get("/messages/2").json
+        #expect(cancelled["state"]?.string == "cancelled")
+        #expect(cancelled["shownAt"]?.number == 0)
+        #expect(cancelled["displayStartedAt"]?.number == 0.25)
+    }
+
+    /// The schema as the first overlayd that stored anything created it, verbatim.
+    static let firstSchema = """
+        CREATE TABLE schema_version (version INTEGER NOT NULL);
+        INSERT INTO schema_version (version) VALUES (1);
+        CREATE TABLE channels (
+          name TEXT PRIMARY KEY,
+          version INTEGER NOT NULL,
+          version_reserved INTEGER NOT NULL,
+          next_id INTEGER NOT NULL,
+          next_id_reserved INTEGER NOT NULL,
+          orientation TEXT NOT NULL,
+          device TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE messages (
+          channel TEXT NOT NULL,
+          id INTEGER NOT NULL,
+          kind TEXT NOT NULL,
+          text TEXT NOT NULL,
+          progress REAL,
+          duration_ns INTEGER,
+          immediate INTEGER NOT NULL,
+          key TEXT,
+          state TEXT NOT NULL,
+          posted_at_ns INTEGER NOT NULL,
+          ended_at_ns INTEGER,
+          queue_order INTEGER NOT NULL,
+          history_seq INTEGER,
+          PRIMARY KEY (channel, id)
+        ) WITHOUT ROWID;
+        """
+
     @Test func oneServerPerDataDirectory() throws {
         let directory = try TemporaryDirectory()
         let first = try PersistenceTests.server(on: directory)

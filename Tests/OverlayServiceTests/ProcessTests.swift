@@ -246,7 +246,7 @@ struct ProcessTests {
         defer { close(socket) }
         // The interim 100 Continue says the server has the head: the request is in flight.
         let head =
-            "POST /messages HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n"
+            "POST /messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n"
             + "Expect: 100-continue\r\nConnection: close\r\n\r\n"
         try TestClient.write(socket, Array(head.utf8))
         var interim: [UInt8] = []

@@ -82,16 +82,33 @@ struct RouteTests {
 
     /// If-None-Match compares weakly, accepts lists and `*`, and nothing else.
     @Test func etagMatching() throws {
-        let etag = #"W/"12""#
-        #expect(OverlayService.matches(#"W/"12""#, etag))
-        #expect(OverlayService.matches(#""12""#, etag))
-        #expect(OverlayService.matches(#"W/"1", W/"12""#, etag))
-        #expect(OverlayService.matches(#" W/"11" ,W/"12" "#, etag))
-        #expect(OverlayService.matches("*", etag))
-        #expect(!OverlayService.matches(#"W/"1""#, etag))
-        #expect(!OverlayService.matches(#"W/"120""#, etag))
-        #expect(!OverlayService.matches("12", etag))
-        #expect(!OverlayService.matches("", etag))
+        func matches(_ header: String) -> Bool { EntityTagCondition(header).matches(12) }
+        #expect(matches(#"W/"12""#))
+        #expect(matches(#""12""#))
+        #expect(matches(#"W/"1", W/"12""#))
+        #expect(matches(#" W/"11" ,W/"12" "#))
+        #expect(matches("*"))
+        #expect(matches(#"W/"x", *"#))
+        #expect(!matches(#"W/"1""#))
+        #expect(!matches(#"W/"120""#))
+        #expect(!matches("12"))
+        #expect(!matches(""))
+        #expect(!matches(#"W/"18446744073709551628""#), "a version past UInt64 wraps to nothing")
+    }
+
+    /// One tag naming a version is read as that version; anything else is a list whose first
+    /// named version is what a long-poll waits on.
+    @Test func etagShapes() {
+        #expect(EntityTagCondition(#"W/"7""#) == .version(7))
+        #expect(EntityTagCondition(#"  "7"  "#) == .version(7))
+        #expect(EntityTagCondition(#"W/"7", "#) == .list(versions: [7], any: false))
+        #expect(EntityTagCondition(#"W/"a", W/"3", W/"5""#) == .list(versions: [3, 5], any: false))
+        #expect(EntityTagCondition(#"W/"a", W/"3", W/"5""#).firstVersion == 3)
+        #expect(EntityTagCondition("*") == .list(versions: [], any: true))
+        #expect(EntityTagCondition("*").firstVersion == nil)
+        #expect(EntityTagCondition(#"W/7"#) == .list(versions: [], any: false))
+        #expect(EntityTagCondition(#"W/"+7""#) == .list(versions: [], any: false))
+        #expect(EntityTagCondition(#""""#) == .list(versions: [], any: false))
     }
 
     /// Engine refusals become the statuses of spec §5; Retry-After is whole seconds, at least 1.

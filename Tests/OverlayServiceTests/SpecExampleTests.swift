@@ -2,7 +2,8 @@ import Testing
 
 @testable import OverlayService
 
-/// The `GET /overlay` example of spec §5, reproduced through HTTP with the manual clock.
+/// The `GET /overlay` example of spec §5, reproduced through HTTP with the manual clock, followed
+/// by the two members the status bar adds (§8, docs/STATUSBAR.md): the bar at rest, not holding.
 @Suite("Spec §5 example")
 struct SpecExampleTests {
     /// The example body exactly as the spec prints it.
@@ -19,6 +20,17 @@ struct SpecExampleTests {
           "animation": {"property": "contentOffset", "from": -20, "to": 0, "start": 1.0, "duration": 0.25}
         }
         """
+
+    /// What the status bar adds after the members of §5, in this order.
+    static let statusBarMembers = """
+          "statusBar": {"style": "lightContent", "hidden": false, "alpha": 1, "offset": 0,
+            "frame": {"x": 0, "y": 0, "width": 768, "height": 20}, "animation": null,
+            "styleFrom": "application", "hiddenFrom": "application"},
+          "held": false
+        """
+
+    /// The example with the status bar's members after §5's.
+    static var fullBody: String { specBody.dropLast() + ",\n" + statusBarMembers + "\n}" }
 
     /// Two messages posted and deleted (versions 1–4), the clock moved to 1.0, "Sending…" posted
     /// (5) and two more queued (6, 7), the clock moved to 1.125: halfway through the show.
@@ -42,7 +54,7 @@ struct SpecExampleTests {
         let response = try live.get("/overlay")
         #expect(response.status == 200)
         #expect(response.header("ETag") == #"W/"7""#)
-        let expected = try JSONParser.parse(Array(Self.specBody.utf8))
+        let expected = try JSONParser.parse(Array(Self.fullBody.utf8))
         let actual = response.json
         // Field by field first, so that a difference names its field.
         guard case .object(let expectedMembers) = expected, case .object(let actualMembers) = actual else {
@@ -55,10 +67,11 @@ struct SpecExampleTests {
         #expect(Set(actualMembers.keys) == Set(expectedMembers.keys))
         #expect(actual == expected)
         // And in the spec's order, nested objects included.
-        #expect(orderedKeys(response.body) == orderedKeys(Array(Self.specBody.utf8)))
+        #expect(orderedKeys(response.body) == orderedKeys(Array(Self.fullBody.utf8)))
         #expect(
             response.text.hasPrefix(#"{"version":7,"now":1.125,"phase":"showing","orientation":"portrait","#))
         #expect(response.text.contains(#""contentOffset":-10,"alpha":1,"#))
-        #expect(response.text.hasSuffix(#""start":1,"duration":0.25}}"#))
+        #expect(response.text.contains(#""start":1,"duration":0.25},"statusBar":{"style":"lightContent","#))
+        #expect(response.text.hasSuffix(#""hiddenFrom":"application"},"held":false}"#))
     }
 }

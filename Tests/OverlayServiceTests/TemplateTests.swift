@@ -39,4 +39,42 @@ struct TemplateTests {
         #expect(checked == 801)
         #expect(engine.overlay(at: .seconds(8)).phase == .hidden)
     }
+
+    /// Every 10 ms for 4 s while the status bar hides and shows with each animation (and changes
+    /// style) beside a shown message: the bar's alpha and offset move within a version too, and
+    /// the filled template is still the snapshot encoded in full.
+    @Test(arguments: [Curve.linear, .easeInOut])
+    func statusBarMovesInTheTemplate(curve: Curve) throws {
+        var configuration = EngineConfiguration()
+        configuration.curve = curve
+        var engine = OverlayEngine(configuration: configuration)
+        let encoder = OverlayEncoder(streamBufferBytes: 1 << 16)
+        func bar(_ input: StatusBarInput) -> (inout OverlayEngine, Instant) -> Void {
+            { engine, now in _ = engine.setStatusBar(input, at: now) }
+        }
+        let events: [Int: (inout OverlayEngine, Instant) -> Void] = [
+            0: { engine, now in _ = engine.post(MessageInput(kind: .sending, text: "Sending"), at: now) },
+            50: bar(StatusBarInput(hidden: true, animation: .fade)),
+            100: bar(StatusBarInput(hidden: false, animation: .slide)),
+            110: bar(StatusBarInput(style: .darkContent)),
+            200: bar(StatusBarInput(hidden: true)),
+            210: { engine, now in _ = engine.changeDevice(to: .iphoneNotch, at: now) },
+            300: bar(StatusBarInput(hidden: false, animation: StatusBarAnimation.none)),
+        ]
+        var moving = 0
+        for step in 0...400 {
+            let now = Instant(nanoseconds: Int64(step) * 10_000_000)
+            engine.advance(to: now)
+            events[step]?(&engine, now)
+            let overlay = engine.overlay(at: now)
+            let values = engine.movingValues(at: now)
+            #expect(values == MovingValues(overlay), "at \(now)")
+            let filled = encoder.response(values, encoder.template(overlay)).body
+            #expect(filled == encoder.body(overlay), "at \(now): \(String(decoding: filled, as: UTF8.self))")
+            if overlay.statusBar.animation != nil { moving += 1 }
+        }
+        // The fade out, the slide in and the slide out ran 25 steps each.
+        #expect(moving == 75)
+        #expect(engine.overlay(at: .seconds(4)).statusBar.alpha == 1)
+    }
 }

@@ -8,8 +8,11 @@
  *       another connection. A round's figure is the time from sending that POST to the last of
  *       the K complete answers. Repeated `rounds` times (fresh V each round).
  *   fanout sse --port P [--conns 1000] [--rounds 20] [--settle-ms 300]
+ *              [--stream-port Q]... [--stream-path /events]
  *       K `GET /events` streams; a round's figure is the time from sending the POST to the moment
- *       the last stream has received a complete new event (a block with a `data:` line).
+ *       the last stream has received a complete new event (a block with a `data:` line). With
+ *       --stream-port (repeatable) the streams go round-robin to those ports (nginx fronts with
+ *       nchan, bench/scale) at --stream-path, while the POST still goes to --port.
  *   fanout startup --port P [--path /overlay] [--rss-after-ms 500] -- COMMAND ARGS...
  *       runs COMMAND, measures from just before fork/exec to the first 200 answer on PATH, then
  *       after a pause reads VmRSS of the process, and stops it (SIGTERM).
@@ -246,11 +249,16 @@ static int pump(struct conn *c) {
 }
 
 static int port = 0;
+/* Where the SSE streams go: --stream-port (round-robin), else --port. */
+#define MAX_STREAM_PORTS 8
+static int stream_ports[MAX_STREAM_PORTS];
+static int stream_port_count = 0;
+static const char *stream_path = "/events";
 
-static int open_connection(void) {
+static int open_connection_to(int to_port) {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0) fail("socket() failed (raise ulimit -n)");
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t) port)};
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t) to_port)};
     inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
     if (connect(fd, (struct sockaddr *) &a, sizeof a) != 0) {
         close(fd);
@@ -261,6 +269,11 @@ static int open_connection(void) {
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     return fd;
 }
+
+static int open_connection(void) { return open_connection_to(port); }
+
+/* The port of stream i. */
+static int stream_port(int i) { return stream_port_count ? stream_ports[i % stream_port_count] : port; }
 
 static void write_all(int fd, const char *p, size_t n) {
     while (n > 0) {
@@ -316,7 +329,7 @@ static long long current_version(struct conn *control, int round) {
     int64_t started = now_ns();
     for (;;) {
         fresh_control(control);
-        if (exchange(control, "GET /overlay HTTP/1.1\r\nHost: bench\r\n\r\n", control_timeout_ms) == 0) break;
+        if (exchange(control, "GET /overlay HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", control_timeout_ms) == 0) break;
         if (keepalive_control || now_ns() - started > 40000000000LL)
             fail(control->closed ? "GET /overlay: connection closed" : "GET /overlay: no answer");
         close(control->fd);
@@ -374,11 +387,11 @@ static void raise_fd_limit(int needed) {
     }
 }
 
-static struct conn *open_many(int k, int epoll) {
+static struct conn *open_many(int k, int epoll, int streams) {
     struct conn *conns = calloc((size_t) k, sizeof *conns);
     if (!conns) fail("out of memory");
     for (int i = 0; i < k; i++) {
-        conns[i].fd = open_connection();
+        conns[i].fd = streams ? open_connection_to(stream_port(i)) : open_connection();
         if (conns[i].fd < 0) fail("cannot connect");
         reset_response(&conns[i]);
         struct epoll_event e = {.events = EPOLLIN, .data.u32 = (uint32_t) i};
@@ -449,11 +462,11 @@ static void note_stall(int round, int answered, int k, int closed, int post_answ
              round + 1, answered, k, waited_ms / 1000, closed, post_answered ? "" : ", the POST unanswered");
 }
 
-static void reopen_all(struct conn *conns, int k, int epoll) {
+static void reopen_all(struct conn *conns, int k, int epoll, int streams) {
     for (int i = 0; i < k; i++) close(conns[i].fd);
     for (int i = 0; i < k; i++) {
         memset(&conns[i], 0, sizeof conns[i]);
-        conns[i].fd = open_connection();
+        conns[i].fd = streams ? open_connection_to(stream_port(i)) : open_connection();
         if (conns[i].fd < 0) fail("cannot connect");
         reset_response(&conns[i]);
         struct epoll_event e = {.events = EPOLLIN, .data.u32 = (uint32_t) i};
@@ -516,14 +529,14 @@ static int run_longpoll(int k, int rounds, int settle_ms, int wait_s) {
     control->fd = -1;
     if (keepalive_control) fresh_control(control); /* first, before the waiters: as when it stalled */
     int epoll = epoll_create1(0);
-    struct conn *conns = open_many(k, epoll);
+    struct conn *conns = open_many(k, epoll, 0);
     double *samples = calloc((size_t) rounds, sizeof *samples);
     int non_200 = 0;
     for (int round = 0; round < rounds; round++) {
         long long v = current_version(control, round);
         char request[256];
         snprintf(request, sizeof request,
-                 "GET /overlay?wait=%d&since=%lld HTTP/1.1\r\nHost: bench\r\nIf-None-Match: W/\"%lld\"\r\n\r\n",
+                 "GET /overlay?wait=%d&since=%lld HTTP/1.1\r\nHost: 127.0.0.1\r\nIf-None-Match: W/\"%lld\"\r\n\r\n",
                  wait_s, v, v);
         for (int i = 0; i < k; i++) {
             reset_response(&conns[i]);
@@ -541,7 +554,7 @@ static int run_longpoll(int k, int rounds, int settle_ms, int wait_s) {
         }
         if (s.failed) fail("a waiting connection closed before the POST");
         if (!measure_round(control, epoll, longpoll_ready, &s, round, samples)) {
-            reopen_all(conns, k, epoll);
+            reopen_all(conns, k, epoll, 0);
             continue;
         }
         for (int i = 0; i < k; i++)
@@ -570,9 +583,10 @@ static void sse_ready(int i, void *context) {
     }
 }
 
+static char stream_request[512];
+
 static void open_streams(struct conn *conns, int k) {
-    const char *request = "GET /events HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n";
-    for (int i = 0; i < k; i++) write_all(conns[i].fd, request, strlen(request));
+    for (int i = 0; i < k; i++) write_all(conns[i].fd, stream_request, strlen(stream_request));
 }
 
 static int run_sse(int k, int rounds, int settle_ms) {
@@ -582,11 +596,10 @@ static int run_sse(int k, int rounds, int settle_ms) {
     /* A probe first, so that a server without /events is told apart from a slow one. */
     {
         struct conn *probe = calloc(1, sizeof *probe);
-        probe->fd = open_connection();
+        probe->fd = open_connection_to(stream_port(0));
         if (probe->fd < 0) fail("cannot connect");
         reset_response(probe);
-        const char *get = "GET /events HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n";
-        write_all(probe->fd, get, strlen(get));
+        write_all(probe->fd, stream_request, strlen(stream_request));
         int64_t deadline = now_ns() + 2000000000LL;
         while (probe->phase == HEAD && now_ns() < deadline) {
             if (pump(probe) < 0) break;
@@ -605,7 +618,7 @@ static int run_sse(int k, int rounds, int settle_ms) {
         free(probe);
     }
     int epoll = epoll_create1(0);
-    struct conn *conns = open_many(k, epoll);
+    struct conn *conns = open_many(k, epoll, 1);
     open_streams(conns, k);
     double *samples = calloc((size_t) rounds, sizeof *samples);
     long *before = calloc((size_t) k, sizeof *before);
@@ -626,7 +639,7 @@ static int run_sse(int k, int rounds, int settle_ms) {
             before[i] = conns[i].events;
         }
         if (!measure_round(control, epoll, sse_ready, &s, round, samples)) {
-            reopen_all(conns, k, epoll);
+            reopen_all(conns, k, epoll, 1);
             open_streams(conns, k);
         }
     }
@@ -652,7 +665,7 @@ static int run_startup(const char *path, int rss_after_ms, char **command) {
     int probe = open_connection();
     if (probe >= 0) fail("the port is already in use");
     char request[256];
-    snprintf(request, sizeof request, "GET %s HTTP/1.1\r\nHost: bench\r\n\r\n", path);
+    snprintf(request, sizeof request, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", path);
     int64_t t0 = now_ns();
     pid_t pid = fork();
     if (pid == 0) {
@@ -702,6 +715,7 @@ static int run_startup(const char *path, int rss_after_ms, char **command) {
 static void usage(void) {
     fprintf(stderr, "usage: fanout longpoll|sse --port P [--conns K] [--rounds R] [--settle-ms MS] [--wait S]\n"
                     "                            [--round-timeout-ms MS] [--keepalive-control 0|1]\n"
+                    "                            [--stream-port Q]... [--stream-path PATH] (sse)\n"
                     "       fanout startup --port P [--path /overlay] [--rss-after-ms MS] -- COMMAND ARGS...\n");
     exit(2);
 }
@@ -729,11 +743,16 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--rss-after-ms") == 0) rss_after_ms = atoi(argv[++i]);
         else if (strcmp(argv[i], "--keepalive-control") == 0) keepalive_control = atoi(argv[++i]);
         else if (strcmp(argv[i], "--round-timeout-ms") == 0) round_timeout_ms = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--stream-port") == 0 && stream_port_count < MAX_STREAM_PORTS)
+            stream_ports[stream_port_count++] = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--stream-path") == 0) stream_path = argv[++i];
         else usage();
     }
     if (port <= 0 || conns <= 0 || rounds <= 0) usage();
+    snprintf(stream_request, sizeof stream_request,
+             "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n", stream_path);
     snprintf(post_request, sizeof post_request,
-             "POST /messages HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+             "POST /messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
              sizeof POST_BODY - 1, POST_BODY);
     if (strcmp(mode, "longpoll") == 0) return run_longpoll(conns, rounds, settle_ms, wait_s);
     if (strcmp(mode, "sse") == 0) return run_sse(conns, rounds, settle_ms);

@@ -1,0 +1,11 @@
+/// Why the engine refused an event. Each maps to one HTTP status.
+public enum EngineError: Error, Hashable, Sendable {
+    /// A field is out of its range (422).
+    case invalidField(field: String, reason: String)
+    /// No message has this id, or it has left the history (404).
+    case messageNotFound(id: Int64)
+    /// The message has ended and cannot change (409).
+    case messageEnded(id: Int64, state: MessageState)
+    /// The queue holds `maxQueue` waiting messages (503); the shown one ends in about `retryAfter`.
+    case queueFull(limit: Int, retryAfter: Interval)
+}

@@ -1,0 +1,75 @@
+/// The ranges of a message's fields (docs/BEHAVIOUR.md), in one place for new messages and
+/// changes alike.
+public enum MessageRules {
+    public static let maximumTextLength = 256
+    public static let maximumKeyLength = 128
+    public static let maximumDuration = Interval.seconds(3600)
+
+    /// The input with its text trimmed, or the first rule it breaks. A new message needs a text.
+    public static func validated(_ input: MessageInput, isNew: Bool) -> Result<MessageInput, EngineError> {
+        var input = input
+        if let text = input.text {
+            switch self.text(text) {
+            case .success(let trimmed): input.text = trimmed
+            case .failure(let error): return .failure(error)
+            }
+        } else if isNew {
+            return .failure(.invalidField(field: "text", reason: "is required"))
+        }
+        if let error = check(progress: input.progress ?? nil) ?? check(duration: input.duration) {
+            return .failure(error)
+        }
+        // A progress message always has a progress: an explicit null is refused, not taken as 0.
+        if isNew, input.kind == .progress, case .some(.none) = input.progress {
+            return .failure(.invalidField(field: "progress", reason: "a progress message needs a progress"))
+        }
+        if let key = input.key, let error = check(key: key) {
+            return .failure(error)
+        }
+        return .success(input)
+    }
+
+    /// The text trimmed of surrounding white space, if 1–256 characters remain.
+    public static func text(_ text: String) -> Result<String, EngineError> {
+        let trimmed = trimmed(text)
+        if trimmed.isEmpty {
+            return .failure(.invalidField(field: "text", reason: "must not be empty"))
+        }
+        // Characters are never more than UTF-8 bytes: a short text needs no counting.
+        if trimmed.utf8.count > maximumTextLength && trimmed.count > maximumTextLength {
+            return .failure(.invalidField(field: "text", reason: "must be at most \(maximumTextLength) characters"))
+        }
+        return .success(trimmed)
+    }
+
+    public static func check(progress: Double?) -> EngineError? {
+        guard let progress else { return nil }
+        return progress >= 0 && progress <= 1
+            ? nil : .invalidField(field: "progress", reason: "must be between 0 and 1")
+    }
+
+    public static func check(duration: Interval?) -> EngineError? {
+        guard let duration else { return nil }
+        return duration > .zero && duration <= maximumDuration
+            ? nil : .invalidField(field: "duration", reason: "must be greater than 0 and at most 3600 seconds")
+    }
+
+    public static func check(key: String) -> EngineError? {
+        key.isEmpty || key.count > maximumKeyLength
+            ? .invalidField(field: "key", reason: "must be 1 to \(maximumKeyLength) characters") : nil
+    }
+
+    static func trimmed(_ text: String) -> String {
+        // The common case, text that starts and ends with a visible ASCII character, needs no
+        // walk over its characters.
+        if let first = text.utf8.first, let last = text.utf8.last, (0x21...0x7E).contains(first),
+            (0x21...0x7E).contains(last)
+        {
+            return text
+        }
+        guard let first = text.firstIndex(where: { !$0.isWhitespace }),
+            let last = text.lastIndex(where: { !$0.isWhitespace })
+        else { return "" }
+        return String(text[first...last])
+    }
+}

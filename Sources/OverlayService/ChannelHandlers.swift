@@ -1,0 +1,78 @@
+import MicroHTTP
+import OverlayEngine
+
+/// `/channels` and `/channels/{name}`: which channels exist, and what each holds.
+extension OverlayService {
+    func listChannels() -> HTTPResponse {
+        let summaries = channels.all.compactMap(ChannelSummary.init)
+        return json(200) {
+            $0.beginObject()
+            $0.key("channels")
+            $0.beginArray()
+            for summary in summaries { $0.channel(summary) }
+            $0.endArray()
+            $0.endObject()
+        }
+    }
+
+    func channelSummary(_ parameters: RouteParameters) throws(APIError) -> HTTPResponse {
+        let name = String(parameters.value ?? "")
+        guard let channel = channels.existing(name), let summary = ChannelSummary(channel) else {
+            throw .notFound("no channel \(name) (a channel comes into being on its first write)")
+        }
+        return json(200) { $0.channel(summary) }
+    }
+}
+
+/// One channel as `GET /channels` lists it.
+struct ChannelSummary: Sendable {
+    var name: String
+    var version: UInt64
+    var phase: Phase
+    var queued: Int
+    var device: String
+    var orientation: Orientation
+    /// Event streams open on the channel.
+    var subscribers: Int
+    /// Long-polls waiting for its next version.
+    var waiters: Int
+
+    init?(_ channel: Channel) {
+        guard
+            let (version, phase, queued, device, orientation) = try? channel.withEngine({ engine, _ in
+                (engine.version, engine.phase, engine.queue.count, engine.device.name, engine.orientation)
+            })
+        else { return nil }
+        name = channel.name
+        self.version = version
+        self.phase = phase
+        self.queued = queued
+        self.device = device
+        self.orientation = orientation
+        subscribers = channel.subscriberCount
+        waiters = channel.waiterCount
+    }
+}
+
+extension JSONWriter {
+    mutating func channel(_ summary: ChannelSummary) {
+        beginObject()
+        key("name")
+        string(summary.name)
+        key("version")
+        integer(summary.version)
+        key("phase")
+        string(summary.phase.rawValue)
+        key("queued")
+        integer(summary.queued)
+        key("device")
+        string(summary.device)
+        key("orientation")
+        string(summary.orientation.rawValue)
+        key("subscribers")
+        integer(summary.subscribers)
+        key("waiters")
+        integer(summary.waiters)
+        endObject()
+    }
+}

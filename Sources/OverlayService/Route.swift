@@ -1,0 +1,102 @@
+import MicroHTTP
+
+/// One row of the route table: a method on a path pattern, who may call it, and its handler.
+///
+/// The table (`OverlayService.routes`) is the one place an endpoint is declared: routing, the
+/// `Allow` header and `OPTIONS`, 405s, the index at `GET /`, the token check and the OpenAPI
+/// consistency test all read it. Adding an endpoint is one row and one handler.
+///
+/// A class: the router hands a row to every request, and a reference is one retain where a copy
+/// of the struct would retain each of its strings and its handler.
+final class Route: Sendable {
+    /// Who may call the route.
+    enum Access: Sendable, Equatable {
+        /// Anyone, even with a read token configured (liveness probes).
+        case open
+        /// Open unless a read token is configured.
+        case read
+        /// Needs the write token when one is configured, and counts against the write rate.
+        case write
+    }
+
+    /// Where the path lives.
+    enum Scope: Sendable, Equatable {
+        /// Once for the whole server.
+        case server
+        /// Once per channel: unprefixed for `default`, and under `/channels/{name}`.
+        case channel
+    }
+
+    typealias Handler = @Sendable (OverlayService, HTTPRequest, RouteParameters) throws(APIError) -> Routed
+
+    let method: String
+    /// The path with `{parameter}` segments, e.g. `/messages/{id}` (unprefixed for channel routes).
+    let path: String
+    let scope: Scope
+    let access: Access
+    let handler: Handler
+
+    init(_ method: String, _ path: String, _ scope: Scope, _ access: Access, _ handler: @escaping Handler) {
+        self.method = method
+        self.path = path
+        self.scope = scope
+        self.access = access
+        self.handler = handler
+    }
+
+    /// The path's segments after the leading "/", as `RoutePattern` matches them.
+    var pattern: RoutePattern { RoutePattern(path) }
+}
+
+/// A path pattern: literal segments and `{parameter}` segments, matched segment by segment.
+struct RoutePattern: Hashable, Sendable {
+    enum Segment: Hashable, Sendable {
+        case literal(Substring)
+        case parameter
+    }
+
+    let segments: [Segment]
+
+    init(_ path: String) {
+        segments = Router.segments(of: path).map { $0.hasPrefix("{") && $0.hasSuffix("}") ? .parameter : .literal($0) }
+    }
+
+    var hasParameters: Bool { segments.contains(.parameter) }
+
+    /// The values of the parameter segments if `segments` matches, else nil.
+    func match(_ path: ArraySlice<Substring>) -> [Substring]? {
+        guard path.count == segments.count else { return nil }
+        var values: [Substring] = []
+        for (segment, actual) in zip(segments, path) {
+            switch segment {
+            case .literal(let literal): guard literal == actual else { return nil }
+            case .parameter: values.append(actual)
+            }
+        }
+        return values
+    }
+}
+
+/// What the router found in the path for a handler.
+struct RouteParameters: Sendable {
+    /// The channel the request addresses (`default` for unprefixed channel paths).
+    var channel: String
+    /// Whether the channel was named by `/channels/{name}` rather than implied.
+    var prefixed: Bool
+    /// The path's `{id}` (or `{name}` of a server route), unparsed.
+    var value: Substring?
+
+    /// How this request spelled the channel, for `Location` headers.
+    var prefix: String { prefixed ? "/channels/\(channel)" : "" }
+}
+
+/// What a handler asks the server to do: answer now, or hold a reader.
+enum Routed {
+    case response(HTTPResponse)
+    /// A write's answer, to send once the store holds `sequence` (at once without a store).
+    case durable(HTTPResponse, sequence: UInt64?)
+    /// Long-poll: answer once the version differs from `since`, or 304 after `seconds`.
+    case wait(Channel, since: UInt64, seconds: Double)
+    /// Server-Sent Events from the channel.
+    case events(Channel, lastEventID: UInt64?)
+}

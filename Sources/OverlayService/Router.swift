@@ -1,0 +1,147 @@
+import MicroHTTP
+
+/// Finds a request's route in the table, or the answer when there is none (404, 405 with
+/// `Allow`, 204 to OPTIONS).
+struct Router: Sendable {
+    /// The routes of one path pattern, with what `OPTIONS` and a 405 announce. A class, for the
+    /// same reason as `Route`.
+    final class Group: Sendable {
+        let pattern: RoutePattern
+        let scope: Route.Scope
+        let routes: [Route]
+        /// The methods allowed here, HEAD with GET, OPTIONS last.
+        let allowed: [String]
+        let allowHeader: Header
+        /// Whether every route here is open, so that a wrong method is refused without a token check.
+        let isOpen: Bool
+
+        init(pattern: RoutePattern, scope: Route.Scope, routes: [Route]) {
+            self.pattern = pattern
+            self.scope = scope
+            self.routes = routes
+            let order = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+            let methods = routes.map(\.method).sorted {
+                (order.firstIndex(of: $0) ?? 99) < (order.firstIndex(of: $1) ?? 99)
+            }
+            allowed = methods + (methods.contains("GET") ? ["HEAD"] : []) + ["OPTIONS"]
+            allowHeader = Header(name: "Allow", value: allowed.joined(separator: ", "))
+            isOpen = routes.allSatisfy { $0.access == .open }
+        }
+
+        /// The route for `method` (HEAD is GET).
+        func route(for method: String) -> Route? {
+            let method = method == "HEAD" ? "GET" : method
+            return routes.first { $0.method == method }
+        }
+    }
+
+    /// What the path and method came to.
+    enum Resolution {
+        case route(Route, RouteParameters)
+        /// OPTIONS on a known path.
+        case options(Group)
+        /// A known path that does not allow the method.
+        case methodNotAllowed(Group)
+        /// Refused before any route: an unknown path, or a malformed channel name.
+        case refused(APIError)
+    }
+
+    let routes: [Route]
+    private let serverGroups: [Group]
+    private let channelGroups: [Group]
+    /// Unprefixed paths without parameters (`/overlay`, `/messages`, …), found without splitting.
+    /// A list, not a dictionary: these paths are small strings, compared in one step each, where
+    /// hashing the path would cost more than the whole scan (measured with bench/instructions).
+    private let exact: [(path: String, group: Group)]
+
+    init(routes: [Route]) {
+        self.routes = routes
+        func groups(_ scope: Route.Scope) -> [Group] {
+            var order: [RoutePattern] = []
+            var byPattern: [RoutePattern: [Route]] = [:]
+            for route in routes where route.scope == scope {
+                if byPattern[route.pattern] == nil { order.append(route.pattern) }
+                byPattern[route.pattern, default: []].append(route)
+            }
+            return order.map { Group(pattern: $0, scope: scope, routes: byPattern[$0]!) }
+        }
+        serverGroups = groups(.server)
+        channelGroups = groups(.channel)
+        var exact: [(path: String, group: Group)] = []
+        for group in serverGroups + channelGroups where !group.pattern.hasParameters {
+            let path =
+                "/"
+                + group.pattern.segments.map { segment -> Substring in
+                    if case .literal(let literal) = segment { return literal }
+                    return ""
+                }.joined(separator: "/")
+            if !exact.contains(where: { $0.path == path }) { exact.append((path, group)) }
+        }
+        self.exact = exact
+    }
+
+    func resolve(_ request: HTTPRequest) -> Resolution {
+        if let group = exact.first(where: { $0.path == request.path })?.group {
+            return resolve(
+                request.method, in: group, RouteParameters(channel: ChannelRegistry.defaultName, prefixed: false))
+        }
+        let path = Router.segments(of: request.path)
+        if path.count >= 3 && path[0] == "channels" {
+            let name = String(path[1])
+            guard ChannelName.isValid(name) else { return .refused(Router.badChannelName) }
+            let rest = path[2...]
+            for group in channelGroups {
+                if let values = group.pattern.match(rest) {
+                    return resolve(
+                        request.method, in: group, RouteParameters(channel: name, prefixed: true, value: values.first))
+                }
+            }
+            return .refused(.notFound("no such path: \(request.path)"))
+        }
+        for group in serverGroups {
+            guard let values = group.pattern.match(path[...]) else { continue }
+            if group.pattern.hasParameters && path.first == "channels", let name = values.first {
+                guard ChannelName.isValid(String(name)) else { return .refused(Router.badChannelName) }
+            }
+            return resolve(
+                request.method, in: group,
+                RouteParameters(channel: ChannelRegistry.defaultName, prefixed: false, value: values.first))
+        }
+        for group in channelGroups {
+            guard let values = group.pattern.match(path[...]) else { continue }
+            return resolve(
+                request.method, in: group,
+                RouteParameters(channel: ChannelRegistry.defaultName, prefixed: false, value: values.first))
+        }
+        return .refused(.notFound("no such path: \(request.path)"))
+    }
+
+    private func resolve(_ method: String, in group: Group, _ parameters: RouteParameters) -> Resolution {
+        if method == "OPTIONS" { return .options(group) }
+        guard let route = group.route(for: method) else { return .methodNotAllowed(group) }
+        return .route(route, parameters)
+    }
+
+    /// Every endpoint as `METHOD /path`, in table order, for the index at `GET /`: the server's
+    /// routes and the channel routes unprefixed, then the note that each channel has them too.
+    var endpoints: [String] {
+        var list: [String] = []
+        for route in routes where !(route.scope == .server && route.path == "/") {
+            list.append("\(route.method) \(route.path)")
+            if route.scope == .server && route.path == "/channels/{name}" { list.append("/channels/{name}/…") }
+        }
+        return list
+    }
+
+    static let badChannelName = APIError.badRequest("a channel name is 1 to 64 of A-Z a-z 0-9 . _ -", field: "channel")
+
+    /// The path's segments after the leading "/", without one trailing empty segment ("/a/" is
+    /// "/a"). Split on the scalar "/", not the Character: a combining mark after a slash
+    /// ("/\u{301}") makes one Character of the two, which would hide the slash.
+    static func segments(of path: String) -> [Substring] {
+        var segments = path.unicodeScalars.split(separator: "/", omittingEmptySubsequences: false)
+            .dropFirst().map(Substring.init)
+        if segments.last == "" && segments.count > 1 { segments.removeLast() }
+        return segments
+    }
+}

@@ -1,0 +1,49 @@
+import MicroHTTP
+
+/// What the server says about itself: the index, liveness, metrics and the API description.
+extension OverlayService {
+    func index() -> HTTPResponse {
+        json(200) {
+            $0.beginObject()
+            $0.key("name")
+            $0.string("overlayd")
+            $0.key("version")
+            $0.string(OverlayService.version)
+            $0.key("clock")
+            $0.string(configuration.clock.rawValue)
+            $0.key("endpoints")
+            $0.beginArray()
+            for endpoint in router.endpoints { $0.string(endpoint) }
+            $0.endArray()
+            $0.endObject()
+        }
+    }
+
+    func health() -> HTTPResponse {
+        json(200) {
+            $0.beginObject()
+            $0.key("status")
+            $0.string("ok")
+            $0.endObject()
+        }
+    }
+
+    func getMetrics() -> HTTPResponse {
+        let overlays = channels.all.compactMap { channel in
+            (try? channel.withEngine { engine, now in engine.overlay(at: now) }).map { (channel, $0) }
+        }
+        let text = metrics.render(
+            channels: overlays.map {
+                (name: $0.0.name, overlay: $0.1, subscribers: $0.0.subscriberCount, waiters: $0.0.waiterCount)
+            }, publishing: publisher?.statistics)
+        return HTTPResponse(
+            status: 200, headers: [Header(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8")],
+            body: Array(text.utf8))
+    }
+
+    func openAPI() -> HTTPResponse {
+        HTTPResponse(
+            status: 200, headers: [Header(name: "Content-Type", value: "application/yaml; charset=utf-8")],
+            body: PackageResources.openapi_yaml)
+    }
+}

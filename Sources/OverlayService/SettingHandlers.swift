@@ -1,0 +1,54 @@
+import MicroHTTP
+import OverlayEngine
+
+/// `PUT /orientation` and `PUT /device`: one named value of the channel's screen, set by name.
+extension OverlayService {
+    /// A value of the channel's screen that a PUT sets by name, in a field of that name.
+    enum Setting: String, Sendable {
+        case orientation
+        case device
+
+        /// The names it accepts, for the error that lists them.
+        func names(_ service: OverlayService) -> [String] {
+            switch self {
+            case .orientation: Orientation.allCases.map(\.rawValue)
+            case .device: service.configuration.devices.keys.sorted()
+            }
+        }
+
+        /// The engine event for `name`, or nil if no such value exists.
+        func change(
+            to name: String, _ service: OverlayService
+        ) -> (@Sendable (inout OverlayEngine, Instant) -> Applied<Bool>)? {
+            switch self {
+            case .orientation:
+                guard let orientation = Orientation(rawValue: name) else { return nil }
+                return { engine, now in engine.changeOrientation(to: orientation, at: now) }
+            case .device:
+                guard let profile = service.configuration.devices[name] else { return nil }
+                return { engine, now in engine.changeDevice(to: profile, at: now) }
+            }
+        }
+    }
+
+    /// Sets `setting` from the body (`{"orientation": "landscapeLeft"}`, or the bare name as
+    /// text) or the query, and answers with the overlay. A name that does not exist is refused
+    /// before the channel is looked at: bad input creates nothing.
+    func putSetting(
+        _ setting: Setting, _ request: HTTPRequest, _ parameters: RouteParameters
+    ) throws(APIError) -> Routed {
+        let field = setting.rawValue
+        let fields = try RequestFields(request, textField: field)
+        try fields.rejectUnknown(allowing: [field])
+        guard let text = try fields.string(field) else {
+            throw .invalidField(field, "is required")
+        }
+        guard let change = setting.change(to: text.trimmingSpaces(), self) else {
+            throw .invalidField(field, "must be one of \(setting.names(self).joined(separator: ", "))")
+        }
+        let (overlay, sequence) = try channels.obtain(parameters.channel).write { engine, now in
+            change(&engine, now).map { _ in engine.overlay(at: now) }
+        }
+        return .durable(encoder.response(overlay), sequence: sequence)
+    }
+}

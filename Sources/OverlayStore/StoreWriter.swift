@@ -1,0 +1,161 @@
+import OverlayEngine
+
+/// The database connection and what only its user touches: the prepared statements and the
+/// reservations already on disk. Start-up opens and loads it; then only the writer thread uses it.
+// Safe to send: start-up finishes with it before `OverlayStore.start` hands it to the writer
+// thread, the only one to touch it from then on.
+final class StoreWriter: @unchecked Sendable {
+    /// Versions reserved ahead of the current one.
+    static let versionReserve: UInt64 = 100_000
+    /// Ids reserved ahead of the next one.
+    static let idReserve: Int64 = 1_000
+
+    let database: Database
+    private let upsertChannel: Statement
+    private let upsertMessage: Statement
+    private let deleteMessage: Statement
+    private let upsertController: Statement
+    private let deleteControllers: Statement
+    private var reservedVersions: [String: UInt64] = [:]
+    /// The status-bar hierarchy on disk per channel: a record rewrites the controllers' rows only
+    /// when its hierarchy differs (it is sent rarely, and every record carries it).
+    private var storedHierarchies: [String: ControllerHierarchy] = [:]
+    private var reservedIDs: [String: Int64] = [:]
+    private var historySequence: Int64 = 0
+
+    init(database: Database) throws(StoreError) {
+        self.database = database
+        upsertChannel = try database.prepare(Schema.channels.upsert)
+        upsertMessage = try database.prepare(Schema.messages.upsert)
+        deleteMessage = try database.prepare("DELETE FROM messages WHERE channel = ?1 AND id = ?2")
+        upsertController = try database.prepare(Schema.controllers.upsert)
+        deleteControllers = try database.prepare("DELETE FROM status_bar_controllers WHERE channel = ?1")
+    }
+
+    /// Every stored channel, its reservations taken as its version and next id.
+    func load() throws(StoreError) -> [LoadedChannel] {
+        let path = database.path
+        let channels = try Schema.channels.prepareSelect(database, orderBy: "name")
+        let live = try Schema.messages.prepareSelect(
+            database, where: "channel = ?1 AND history_seq IS NULL", orderBy: "queue_order")
+        let ended = try Schema.messages.prepareSelect(
+            database, where: "channel = ?1 AND history_seq IS NOT NULL", orderBy: "history_seq")
+        let controllers = try Schema.controllers.prepareSelect(database, where: "channel = ?1", orderBy: "position")
+        var loaded: [LoadedChannel] = []
+        while try channels.step() {
+            var row = ChannelRow(name: "", state: EngineState(), versionReserved: 0, idReserved: 1)
+            try Schema.channels.read(channels, into: &row, path: path)
+            var state = row.state
+            let hierarchy = try row.statusBarRoot.map { root throws(StoreError) in
+                try self.hierarchy(of: row.name, root: root, from: controllers)
+            }
+            state.statusBar = row.statusBar(hierarchy: hierarchy)
+            if let hierarchy { storedHierarchies[row.name] = hierarchy }
+            state.version = row.versionReserved
+            state.nextID = max(1, row.idReserved)
+            reservedVersions[row.name] = row.versionReserved
+            reservedIDs[row.name] = row.idReserved
+            loaded.append(
+                LoadedChannel(
+                    name: row.name, state: state, live: try messages(of: row.name, from: live),
+                    history: try messages(of: row.name, from: ended)))
+        }
+        let maximum = try database.prepare("SELECT coalesce(max(history_seq), 0) FROM messages")
+        if try maximum.step() { historySequence = maximum.int(0) }
+        return loaded
+    }
+
+    private func messages(of channel: String, from statement: Statement) throws(StoreError) -> [Message] {
+        statement.bind(1, channel)
+        defer { statement.reset() }
+        var messages: [Message] = []
+        while try statement.step() {
+            var row = MessageRow.empty
+            try Schema.messages.read(statement, into: &row, path: database.path)
+            messages.append(row.message)
+        }
+        return messages
+    }
+
+    /// A channel's status-bar hierarchy from its rows, checked as one sent over HTTP is: a
+    /// database that holds no valid hierarchy stops start-up rather than deciding the bar wrongly.
+    private func hierarchy(
+        of channel: String, root: String, from statement: Statement
+    ) throws(StoreError) -> ControllerHierarchy {
+        statement.bind(1, channel)
+        defer { statement.reset() }
+        var controllers: [ControllerHierarchy.Controller] = []
+        while try statement.step() {
+            var row = ControllerRow.empty
+            try Schema.controllers.read(statement, into: &row, path: database.path)
+            controllers.append(row.controller)
+        }
+        switch ControllerHierarchy.validated(root: root, controllers: controllers) {
+        case .success(let hierarchy): return hierarchy
+        case .failure(let error):
+            throw StoreError(
+                "\(database.path): the status-bar controllers of channel \(channel) are not a valid hierarchy: \(error)"
+            )
+        }
+    }
+
+    /// Writes `records` in one transaction; on an error nothing of them is written.
+    func commit(_ records: [ChannelRecord]) throws(StoreError) {
+        // What this transaction writes is on disk only if it commits.
+        let hierarchiesBefore = storedHierarchies
+        try database.execute("BEGIN IMMEDIATE")
+        do {
+            for record in records { try write(record) }
+            try database.execute("COMMIT")
+        } catch {
+            try? database.execute("ROLLBACK")
+            storedHierarchies = hierarchiesBefore
+            throw error
+        }
+    }
+
+    private func write(_ record: ChannelRecord) throws(StoreError) {
+        var versionReserved = reservedVersions[record.name] ?? 0
+        if record.state.version + StoreWriter.versionReserve / 2 > versionReserved {
+            versionReserved = record.state.version + StoreWriter.versionReserve
+            reservedVersions[record.name] = versionReserved
+        }
+        var idReserved = reservedIDs[record.name] ?? 0
+        if record.state.nextID + StoreWriter.idReserve / 2 > idReserved {
+            idReserved = record.state.nextID + StoreWriter.idReserve
+            reservedIDs[record.name] = idReserved
+        }
+        Schema.channels.bind(
+            ChannelRow(
+                name: record.name, state: record.state, versionReserved: versionReserved, idReserved: idReserved),
+            to: upsertChannel)
+        try upsertChannel.run()
+        for message in record.messages {
+            var sequence: Int64?
+            if message.state.hasEnded {
+                historySequence += 1
+                sequence = historySequence
+            }
+            Schema.messages.bind(
+                MessageRow(channel: record.name, message: message, historySequence: sequence), to: upsertMessage)
+            try upsertMessage.run()
+        }
+        let hierarchy = record.state.statusBar?.hierarchy
+        if hierarchy != storedHierarchies[record.name] {
+            deleteControllers.bind(1, record.name)
+            try deleteControllers.run()
+            for (position, controller) in (hierarchy?.controllers ?? []).enumerated() {
+                Schema.controllers.bind(
+                    ControllerRow(channel: record.name, position: Int64(position), controller: controller),
+                    to: upsertController)
+                try upsertController.run()
+            }
+            storedHierarchies[record.name] = hierarchy
+        }
+        for id in record.forgotten {
+            deleteMessage.bind(1, record.name)
+            deleteMessage.bind(2, id)
+            try deleteMessage.run()
+        }
+    }
+}

@@ -1,0 +1,201 @@
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// overlayd publishing to a real nchan (Debian's nginx module) that keeps its messages in Redis,
+/// read by EventSource and long-poll subscribers. Skipped where nginx, the module or Redis is not
+/// installed, except in CI (OVERLAYD_REQUIRE_NCHAN=1), which installs them.
+@Suite("nchan", .serialized, .enabled(if: NchanServer.isAvailable || NchanServer.isRequired))
+struct NchanTests {
+    /// overlayd on a manual clock (only writes make versions), publishing to `nchan`. The queue
+    /// holds more than a test writes in a burst, so that no version gives way to a newer one.
+    /// A worker crash would end subscriptions behind the test's back: none may happen.
+    private func expectNoCrash(_ nchan: NchanServer, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(nchan.workerCrashes == 0, "\(nchan.errorLog.suffix(1500))", sourceLocation: sourceLocation)
+    }
+
+    private func overlayd(_ nchan: NchanServer, queue: Int = 64) throws -> LiveOverlayd {
+        try LiveOverlayd(publish: nchan.publishTemplate) { $0.publishQueue = queue }
+    }
+
+    /// Writes `count` messages and returns the overlay JSON of each new version, by version.
+    private func write(
+        _ live: LiveOverlayd, _ channel: String, _ count: Int, from first: Int = 1
+    ) throws -> [Int: String] {
+        var overlays: [Int: String] = [:]
+        for index in first..<(first + count) {
+            #expect(try live.post(channel, "message \(index)") == 202)
+            let overlay = try live.overlay(channel).text
+            overlays[version(ofJSON: overlay)!] = overlay
+        }
+        return overlays
+    }
+
+    private func expectInNchanOrder(_ events: [StreamEvent], sourceLocation: SourceLocation = #_sourceLocation) {
+        let ids = events.map { nchanOrder($0.id) }
+        #expect(ids.allSatisfy { $0 != nil }, "ids \(events.map(\.id))", sourceLocation: sourceLocation)
+        let ordered = zip(ids, ids.dropFirst()).allSatisfy { pair in
+            guard let a = pair.0, let b = pair.1 else { return false }
+            return a < b
+        }
+        #expect(ordered, "ids \(events.map(\.id))", sourceLocation: sourceLocation)
+    }
+
+    @Test func everyVersionReachesEverySubscriberInOrderOnce() throws {
+        let nchan = try NchanServer()
+        defer { expectNoCrash(nchan) }
+        let live = try overlayd(nchan)
+        let first = try EventStream(port: nchan.port, path: "/sub/ci")
+        let second = try EventStream(port: nchan.port, path: "/sub/ci")
+        #expect(first.status == 200)
+        #expect(first.header("Content-Type")?.hasPrefix("text/event-stream") == true)
+        let overlays = try write(live, "ci", 40)
+        let last = try live.version("ci")
+        #expect(overlays.keys.sorted() == Array(1...40))
+        for stream in [first, second] {
+            let events = stream.events { $0.version == last }
+            #expect(events.map(\.version) == Array(1...40).map { $0 })
+            #expect(events.allSatisfy { $0.event == "overlay" })
+            // The data is the overlay JSON of that version, byte for byte.
+            #expect(events.allSatisfy { $0.version.flatMap { overlays[$0] } == $0.data })
+            expectInNchanOrder(events)
+            // Nothing after the last version: no duplicate comes late.
+            #expect(stream.next(timeout: 0.5) == nil)
+        }
+        #expect(try live.metric("overlayd_publish_published_total") == 40)
+        #expect(try live.metric("overlayd_publish_failed_total") == 0)
+    }
+
+    /// nchan assigns its own message ids; a reader resumes with the last one it saw
+    /// (`Last-Event-ID`, or `?last_event_id=` for a browser's EventSource) and gets exactly the
+    /// versions it missed.
+    @Test func aReaderResumesFromItsLastEventID() throws {
+        let nchan = try NchanServer()
+        defer { expectNoCrash(nchan) }
+        let live = try overlayd(nchan)
+        let stream = try EventStream(port: nchan.port, path: "/sub/resume")
+        _ = try write(live, "resume", 5)
+        let seen = stream.events { $0.version == 5 }
+        #expect(seen.map(\.version) == [1, 2, 3, 4, 5])
+        let lastID = try #require(seen.last?.id)
+        let missed = try write(live, "resume", 5, from: 6)
+        #expect(eventually { (try? live.metric("overlayd_publish_published_total")) == 10 })
+
+        let resumed = try EventStream(port: nchan.port, path: "/sub/resume", headers: [("Last-Event-ID", lastID)])
+        let events = resumed.events { $0.version == 10 }
+        #expect(events.map(\.version) == [6, 7, 8, 9, 10])
+        #expect(events.allSatisfy { $0.version.flatMap { missed[$0] } == $0.data })
+        #expect(resumed.next(timeout: 0.3) == nil)
+
+        let encoded = lastID.replacingColons()
+        let browser = try EventStream(port: nchan.port, path: "/sub/resume?last_event_id=\(encoded)")
+        #expect(browser.events { $0.version == 10 }.map(\.version) == [6, 7, 8, 9, 10])
+
+        // A new reader without an id gets what the channel keeps, oldest first: it ends on the
+        // current overlay.
+        let fresh = try EventStream(port: nchan.port, path: "/sub/resume")
+        #expect(fresh.events { $0.version == 10 }.map(\.version) == Array(1...10))
+    }
+
+    /// Long-poll: nchan answers with the oldest message it keeps, then each request carrying the
+    /// previous answer's Etag and Last-Modified gets the next version, waiting for it if need be.
+    @Test func aLongPollWalksTheVersions() throws {
+        let nchan = try NchanServer()
+        defer { expectNoCrash(nchan) }
+        let live = try overlayd(nchan)
+        _ = try write(live, "lp", 3)
+        #expect(eventually { (try? live.metric("overlayd_publish_published_total")) == 3 })
+        var etag = ""
+        var modified = ""
+        for expected in 1...3 {
+            let headers = expected == 1 ? [] : [("If-None-Match", etag), ("If-Modified-Since", modified)]
+            let reply = try HTTP.request("GET", "/sub/lp", port: nchan.port, headers: headers)
+            #expect(reply.status == 200)
+            #expect(version(ofJSON: reply.text) == expected)
+            #expect(reply.header("Content-Type") == "application/json")
+            etag = try #require(reply.header("Etag"))
+            modified = try #require(reply.header("Last-Modified"))
+        }
+        Threads.spawn {
+            usleep(300_000)
+            _ = try? live.post("lp", "the fourth")
+        }
+        let next = try HTTP.request(
+            "GET", "/sub/lp", port: nchan.port, headers: [("If-None-Match", etag), ("If-Modified-Since", modified)])
+        #expect(next.status == 200)
+        #expect(version(ofJSON: next.text) == 4)
+        #expect(next.text == (try live.overlay("lp").text))
+    }
+
+    /// nginx down while overlayd writes on: every write is answered, publishing stops; nginx back:
+    /// publishing resumes by itself and a reader that resumes ends on the current version.
+    @Test func afterThePublisherWasDownTheReaderEndsOnTheCurrentVersion() throws {
+        let nchan = try NchanServer()
+        defer { expectNoCrash(nchan) }
+        let live = try overlayd(nchan)
+        let before = try EventStream(port: nchan.port, path: "/sub/down")
+        _ = try write(live, "down", 3)
+        let seen = before.events { $0.version == 3 }
+        #expect(seen.map(\.version) == [1, 2, 3])
+        let lastID = try #require(seen.last?.id)
+
+        nchan.stopNginx()
+        #expect(before.isClosed(within: 5))
+        _ = try write(live, "down", 12, from: 4)
+        #expect(eventually { (try? live.metric("overlayd_publish_up")) == 0 })
+        #expect(try live.metric("overlayd_publish_queue_depth") == 1)
+
+        try nchan.startNginx()
+        #expect(eventually(within: 15) { (try? live.metric("overlayd_publish_up")) == 1 })
+        let current = try live.version("down")
+        #expect(current == 15)
+        let resumed = try EventStream(port: nchan.port, path: "/sub/down", headers: [("Last-Event-ID", lastID)])
+        let events = resumed.events { $0.version == current }
+        #expect(events.last?.version == current)
+        let versions = events.compactMap(\.version)
+        #expect(versions.allSatisfy { $0 > 3 })
+        #expect(zip(versions, versions.dropFirst()).allSatisfy { $0 < $1 })
+        // Versions written while nchan was down gave way to the newest: at most the one in
+        // flight when it went down precedes it.
+        #expect(versions.count <= 2)
+        #expect(resumed.next(timeout: 0.3) == nil)
+        #expect(try live.metric("overlayd_publish_failed_total") ?? 0 >= 1)
+        #expect(try live.metric("overlayd_publish_retried_total") ?? 0 >= 1)
+    }
+
+    /// Redis restarted (losing what it held): nchan reconnects, overlayd's retries get through,
+    /// and a reader that stayed connected receives the current version, nothing restarted.
+    @Test func afterRedisRestartsDeliveryResumes() throws {
+        let nchan = try NchanServer()
+        defer { expectNoCrash(nchan) }
+        let live = try overlayd(nchan)
+        let reader = try EventStream(port: nchan.port, path: "/sub/redis")
+        _ = try write(live, "redis", 2)
+        #expect(reader.events { $0.version == 2 }.map(\.version) == [1, 2])
+
+        nchan.killRedis()
+        _ = try write(live, "redis", 6, from: 3)
+        try nchan.startRedis()
+        let current = try live.version("redis")
+        let events = reader.events { $0.version == current }
+        #expect(events.last?.version == current, "nginx: \(nchan.errorLog.suffix(2000))")
+        let versions = events.compactMap(\.version)
+        #expect(zip(versions, versions.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(versions.allSatisfy { $0 > 2 })
+        // And on from there, every version again.
+        _ = try write(live, "redis", 3, from: 9)
+        #expect(reader.events { $0.version == current + 3 }.map(\.version) == [current + 1, current + 2, current + 3])
+    }
+}
+
+extension String {
+    /// `:` as `%3A`, for an id in a query string.
+    fileprivate func replacingColons() -> String {
+        var result = ""
+        for character in self { result += character == ":" ? "%3A" : String(character) }
+        return result
+    }
+}

@@ -1,0 +1,112 @@
+import OverlayService
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// overlayd's server in this process on a free port, manual clock and ephemeral unless told.
+final class LiveOverlayd: Sendable {
+    let server: OverlayServer
+    var port: Int { server.port }
+
+    init(publish: String?, configure: (inout ServiceConfiguration) -> Void = { _ in }) throws {
+        var configuration = ServiceConfiguration()
+        configuration.port = 0
+        configuration.clock = .manual
+        configuration.accessLog = false
+        configuration.ephemeral = true
+        configuration.writesPerSecond = 0
+        configuration.publish = publish
+        configure(&configuration)
+        server = try OverlayServer(configuration: configuration)
+    }
+
+    deinit {
+        server.stop(grace: 1)
+    }
+
+    func request(_ method: String, _ path: String, body: String? = nil) throws -> Reply {
+        try HTTP.request(
+            method, path, port: port, headers: body == nil ? [] : [("Content-Type", "application/json")], body: body)
+    }
+
+    /// Posts a message to `channel` and returns the status.
+    @discardableResult
+    func post(_ channel: String, _ text: String, immediate: Bool = true) throws -> Int {
+        try request(
+            "POST", "/channels/\(channel)/messages",
+            body: #"{"text": "\#(text)", "kind": "sending", "immediate": \#(immediate)}"#
+        ).status
+    }
+
+    func overlay(_ channel: String) throws -> Reply { try request("GET", "/channels/\(channel)/overlay") }
+
+    func version(_ channel: String) throws -> Int {
+        let body = try overlay(channel).body
+        guard case .object(let members) = try JSONParser.parse(body), case .number(let version)? = members["version"]
+        else { throw SupportError("no version in \(String(decoding: body, as: UTF8.self))") }
+        return Int(version)
+    }
+
+    /// The value of one line of `/metrics`, such as `overlayd_publish_published_total`.
+    func metric(_ name: String) throws -> Double? {
+        let text = try request("GET", "/metrics").text
+        for line in text.split(separator: "\n") where line.hasPrefix(name + " ") {
+            return Double(line.dropFirst(name.count + 1))
+        }
+        return nil
+    }
+}
+
+/// The `version` of an overlay JSON text.
+func version(ofJSON text: String) -> Int? {
+    guard case .object(let members)? = try? JSONParser.parse(Array(text.utf8)),
+        case .number(let version)? = members["version"]
+    else { return nil }
+    return Int(version)
+}
+
+/// A fresh directory from `mkdtemp`, removed with what it holds when released.
+final class TemporaryDirectory: Sendable {
+    let path: String
+
+    init() throws {
+        var template = Array("/tmp/overlayd-publish-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        guard made != nil else { throw SupportError("mkdtemp failed: errno \(errno)") }
+        path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    deinit {
+        TemporaryDirectory.remove(path)
+    }
+
+    static func remove(_ path: String) {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return }
+        if (status.st_mode & S_IFMT) == S_IFDIR, let directory = opendir(path) {
+            var names: [String] = []
+            while let entry = readdir(directory) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                if name != "." && name != ".." { names.append(name) }
+            }
+            closedir(directory)
+            for name in names { remove(path + "/" + name) }
+            rmdir(path)
+        } else {
+            unlink(path)
+        }
+    }
+
+    func write(_ name: String, _ text: String) throws {
+        let descriptor = open(path + "/" + name, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard descriptor >= 0 else { throw SupportError("open \(name) failed: errno \(errno)") }
+        defer { close(descriptor) }
+        let bytes = Array(text.utf8)
+        guard bytes.withUnsafeBytes({ Glibc.write(descriptor, $0.baseAddress, $0.count) }) == bytes.count else {
+            throw SupportError("write \(name) failed")
+        }
+    }
+}

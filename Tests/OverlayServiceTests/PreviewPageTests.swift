@@ -1,0 +1,101 @@
+import OverlayEngine
+import Testing
+
+@testable import OverlayService
+
+/// `GET /preview`: one self-contained page, served with a strong ETag and 304, that needs nothing
+/// from anywhere else. Its drawing is checked in Chromium by `scripts/browser-test`.
+@Suite("Preview page")
+struct PreviewPageTests {
+    /// The page: HTML, small, its own CSP, and the configured devices written into it.
+    @Test func served() throws {
+        let live = try LiveServer { $0.engine.progressBarCapWidth = 3 }
+        let response = try live.get("/preview")
+        #expect(response.status == 200)
+        #expect(response.header("Content-Type") == "text/html; charset=utf-8")
+        #expect(response.body.count <= 40 * 1024, "\(response.body.count) bytes")
+        #expect(response.text.hasPrefix("<!doctype html>"))
+        #expect(response.text.contains(#""iphone-notch":{"width":375,"height":812,"statusBarHeight":44}"#))
+        #expect(response.text.contains(#"{"capWidth":3,"devices":{"#))
+        let policy = try #require(response.header("Content-Security-Policy"))
+        #expect(policy.contains("default-src 'none'") && policy.contains("connect-src 'self'"))
+        #expect(policy.contains("frame-ancestors 'none'"))
+        #expect(response.header("X-Frame-Options") == "DENY")
+        #expect(response.header("Cache-Control") == "no-cache")
+        // A strong tag (no W/ prefix) holding the page's 64-bit hash in decimal.
+        let tag = try #require(response.header("ETag"))
+        #expect(tag.hasPrefix("\"") && tag.hasSuffix("\"") && UInt64(tag.dropFirst().dropLast()) != nil)
+    }
+
+    /// Nothing in the page names another host: no URL with a scheme, no protocol-relative one,
+    /// no import, no web font.
+    @Test func selfContained() throws {
+        let page = String(decoding: PackageResources.PreviewPage_html, as: UTF8.self)
+        for forbidden in [
+            "http:", "https:", "src=\"//", "href=\"//", "url(", "@import", "@font-face", "<link rel=\"stylesheet",
+        ] {
+            #expect(!page.contains(forbidden), "the page contains \(forbidden)")
+        }
+        #expect(
+            page.contains(#"<link rel="icon" href="data:,">"#), "a page without an icon makes the browser ask for one")
+    }
+
+    /// If-None-Match with the tag (strong, weak form, in a list, or `*`) is 304; another tag is 200.
+    @Test func conditional() throws {
+        let live = try LiveServer()
+        let tag = try #require(try live.get("/preview").header("ETag"))
+        for header in [tag, "W/" + tag, "\"other\", " + tag, "*"] {
+            let response = try live.request("GET", "/preview", headers: [("If-None-Match", header)])
+            #expect(response.status == 304, "\(header)")
+            #expect(response.body.isEmpty && response.header("ETag") == tag)
+        }
+        #expect(try live.request("GET", "/preview", headers: [("If-None-Match", "\"other\"")]).status == 200)
+        let head = try live.request("HEAD", "/preview")
+        #expect(head.status == 200 && head.header("ETag") == tag)
+    }
+
+    /// The same settings give the same tag in another process (a cache stays valid across
+    /// restarts); other devices give another page and another tag.
+    @Test func tagFollowsTheBytes() throws {
+        let first = try LiveServer()
+        let second = try LiveServer()
+        let tag = try first.get("/preview").header("ETag")
+        #expect(tag == (try second.get("/preview").header("ETag")))
+        let other = try LiveServer {
+            $0.devices["kiosk"] = DeviceProfile(name: "kiosk", width: 1080, height: 1920, statusBarHeight: 24)
+        }
+        let page = try other.get("/preview")
+        #expect(page.header("ETag") != tag)
+        #expect(page.text.contains(#""kiosk":{"width":1080,"height":1920,"statusBarHeight":24}"#))
+    }
+
+    /// `/channels/{name}/preview` is the same page; serving it creates no channel, and a bad name
+    /// or another method is refused as on every path.
+    @Test func channelPreview() throws {
+        let live = try LiveServer()
+        let page = try live.get("/channels/ci/preview")
+        #expect(page.status == 200)
+        #expect(page.body == (try live.get("/preview").body))
+        #expect(try live.get("/channels/ci").status == 404)
+        #expect(try live.get("/preview/").status == 200)
+        expectError(try live.get("/channels/b%20d/preview"), status: 400, code: "bad_request", field: "channel")
+        let post = try live.request("POST", "/preview", headers: [("Content-Type", "text/plain")], body: "x")
+        expectError(post, status: 405, code: "method_not_allowed")
+        #expect(post.header("Allow") == "GET, HEAD, OPTIONS")
+        #expect(try live.request("OPTIONS", "/channels/ci/preview").header("Allow") == "GET, HEAD, OPTIONS")
+    }
+
+    /// With a read token the page still loads (it holds no data; its token is in the fragment,
+    /// which a browser never sends) while what it reads stays closed.
+    @Test func openUnderAReadToken() throws {
+        let live = try LiveServer {
+            $0.token = "the-write-token"
+            $0.readToken = "the-read-token"
+        }
+        #expect(try live.get("/preview").status == 200)
+        #expect(try live.get("/channels/ci/preview").status == 200)
+        expectError(try live.get("/overlay"), status: 401, code: "unauthorized")
+        expectError(try live.get("/previews"), status: 401, code: "unauthorized")
+        expectError(try live.get("/channels/ci/preview/x"), status: 401, code: "unauthorized")
+    }
+}

@@ -1,0 +1,177 @@
+import OverlayEngine
+import Testing
+
+@testable import OverlayStore
+
+/// The store's column lists against the database its migrations make, and every stored field
+/// through a write and a read: a field bound to the wrong column, or a column the list and the
+/// schema disagree on, fails here.
+@Suite("Store schema")
+struct StoreSchemaTests {
+    /// The columns of `table` in a database, as SQLite sees them.
+    static func columns(of table: String, in database: Database) throws -> [String] {
+        let info = try database.prepare("SELECT name FROM pragma_table_info('\(table)') ORDER BY cid")
+        var names: [String] = []
+        while try info.step() { names.append(info.string(0)) }
+        return names
+    }
+
+    @Test func listsMatchTheMigratedDatabase() throws {
+        let directory = try TemporaryDirectory()
+        let store = try OverlayStore(directory: directory.path)
+        store.close()
+        let database = try Database(path: directory.database)
+        // Statements name every column, so the order does not matter; each list and its table
+        // must hold the same columns.
+        let channels = try StoreSchemaTests.columns(of: "channels", in: database)
+        #expect(Set(channels) == Set(Schema.channels.columns.map(\.name)))
+        #expect(channels.count == Schema.channels.columns.count)
+        let messages = try StoreSchemaTests.columns(of: "messages", in: database)
+        #expect(Set(messages) == Set(Schema.messages.columns.map(\.name)))
+        #expect(messages.count == Schema.messages.columns.count)
+        let controllers = try StoreSchemaTests.columns(of: "status_bar_controllers", in: database)
+        #expect(Set(controllers) == Set(Schema.controllers.columns.map(\.name)))
+        #expect(controllers.count == Schema.controllers.columns.count)
+    }
+
+    /// The status bar's fields and every field of every controller, each with a value no other
+    /// field of its type has, written and read back: each comes back in its own field.
+    @Test func statusBarRoundTrips() throws {
+        typealias Controller = ControllerHierarchy.Controller
+        let directory = try TemporaryDirectory()
+        var configuration = EngineConfiguration()
+        configuration.statusBar.appearance = .controllers
+        var engine = OverlayEngine(configuration: configuration)
+        let hierarchy = try ControllerHierarchy.validated(
+            root: "root",
+            controllers: [
+                Controller(
+                    name: "root", preferredStatusBarStyle: .lightContent, prefersStatusBarHidden: false,
+                    preferredStatusBarUpdateAnimation: .none, childForStatusBarStyle: "child",
+                    childForStatusBarHidden: nil, presented: "modal", fullScreen: true,
+                    modalPresentationCapturesStatusBarAppearance: false),
+                Controller(
+                    name: "child", preferredStatusBarStyle: .darkContent, prefersStatusBarHidden: true,
+                    preferredStatusBarUpdateAnimation: .slide, childForStatusBarStyle: nil,
+                    childForStatusBarHidden: "modal"),
+                Controller(
+                    name: "modal", preferredStatusBarStyle: .default, prefersStatusBarHidden: true,
+                    preferredStatusBarUpdateAnimation: .fade, fullScreen: false,
+                    modalPresentationCapturesStatusBarAppearance: true),
+            ]
+        ).get()
+        let applied = engine.setControllers(hierarchy, at: .seconds(1))
+        #expect(try applied.value.get().visibility == .hide)
+        let record = ChannelRecord(name: "bar", engine: engine, changes: applied.changes)
+        #expect(record.state.statusBar?.hierarchy == hierarchy)
+        do {
+            let store = try OverlayStore(directory: directory.path)
+            store.start()
+            #expect(store.waitUntilDurable(store.submit(record)))
+            store.close()
+        }
+        let store = try OverlayStore(directory: directory.path)
+        let loaded = try #require(store.load().first)
+        #expect(loaded.state.statusBar == engine.statusBar.record)
+        #expect(loaded.state.statusBar?.hierarchy?.controllers == hierarchy.controllers)
+        #expect(loaded.state.statusBar?.hiddenBy == .fade)
+        #expect(loaded.state.statusBar?.style == .default)
+    }
+
+    /// A list that names a column the table lacks fails when its statement is prepared.
+    @Test func unknownColumnFailsAtPrepare() throws {
+        let directory = try TemporaryDirectory()
+        let store = try OverlayStore(directory: directory.path)
+        store.close()
+        let database = try Database(path: directory.database)
+        var columns = Schema.messages.columns
+        columns[3] = Column("txet", \MessageRow.message.text)
+        let misspelt = Table(name: "messages", key: ["channel", "id"], columns: columns)
+        #expect(throws: StoreError.self) { _ = try misspelt.prepareSelect(database, orderBy: "id") }
+        #expect(throws: StoreError.self) { _ = try database.prepare(misspelt.upsert) }
+    }
+
+    /// A column read into a field of another type (here the text into the id) fails with the
+    /// column's name, instead of reading a wrong value.
+    @Test func valueOfTheWrongTypeFailsByName() throws {
+        let directory = try TemporaryDirectory()
+        let store = try OverlayStore(directory: directory.path)
+        store.close()
+        let database = try Database(path: directory.database)
+        try database.execute(
+            """
+            INSERT INTO messages (channel, id, kind, text, immediate, state, posted_at_ns, queue_order)
+            VALUES ('default', 1, 'info', 'hello', 0, 'queued', 0, 1)
+            """)
+        var columns = Schema.messages.columns
+        columns[3] = Column("text", \MessageRow.message.id)
+        let swapped = Table(name: "messages", key: ["channel", "id"], columns: columns)
+        let select = try swapped.prepareSelect(database, orderBy: "id")
+        #expect(try select.step())
+        var row = MessageRow.empty
+        let error = #expect(throws: StoreError.self) {
+            try swapped.read(select, into: &row, path: directory.database)
+        }
+        #expect(error?.message.contains("messages.text") == true)
+        // An unknown enumeration name is refused the same way.
+        try database.execute("UPDATE messages SET kind = 'shouting'")
+        let kinds = try Schema.messages.prepareSelect(database, orderBy: "id")
+        #expect(try kinds.step())
+        #expect(throws: StoreError.self) { try Schema.messages.read(kinds, into: &row, path: directory.database) }
+    }
+
+    /// Every field a store keeps, each set to a value no other field has, written and read back
+    /// through the store: each comes back in its own field.
+    @Test func everyStoredFieldRoundTrips() throws {
+        let directory = try TemporaryDirectory()
+        var engine = OverlayEngine(configuration: EngineConfiguration())
+        var changes = Changes()
+        changes.merge(engine.changeDevice(to: .iphone, at: .seconds(0.5)).changes)
+        let inputs = [
+            MessageInput(kind: .sending, text: "shown", immediate: true, key: "upload-1"),
+            MessageInput(kind: .progress, text: "queued", progress: 0.375, duration: .seconds(42.5), key: "dl-7"),
+            MessageInput(kind: .failed, text: "ended", duration: .seconds(7)),
+        ]
+        for (offset, input) in inputs.enumerated() {
+            changes.merge(engine.post(input, at: .seconds(1 + Double(offset))).changes)
+        }
+        // 1 is cancelled while shown (shown at 1, displayed from 1.25), and 2 replaces it at 4.
+        changes.merge(engine.delete(id: 1, at: .seconds(4)).changes)
+        changes.merge(engine.changeOrientation(to: .landscapeLeft, at: .seconds(5)).changes)
+        let record = ChannelRecord(name: "ops", engine: engine, changes: changes)
+        #expect(Set(record.messages.map(\.id)) == [1, 2, 3])
+
+        do {
+            let store = try OverlayStore(directory: directory.path)
+            store.start()
+            #expect(store.waitUntilDurable(store.submit(record)))
+            store.close()
+        }
+        let store = try OverlayStore(directory: directory.path)
+        let loaded = try #require(store.load().first)
+        #expect(loaded.name == "ops")
+        #expect(loaded.state.orientation == .landscapeLeft)
+        #expect(loaded.state.device == "iphone")
+        #expect(loaded.state.version == engine.version + StoreWriter.versionReserve)
+        #expect(loaded.state.nextID == engine.nextID + StoreWriter.idReserve)
+
+        func stored(_ message: Message) -> [String] {
+            [
+                "id=\(message.id)", "kind=\(message.kind)", "text=\(message.text)",
+                "progress=\(String(describing: message.progress))", "duration=\(String(describing: message.duration))",
+                "immediate=\(message.immediate)", "key=\(String(describing: message.key))", "state=\(message.state)",
+                "postedAt=\(message.postedAt)", "shownAt=\(String(describing: message.shownAt))",
+                "displayStartedAt=\(String(describing: message.displayStartedAt))",
+                "endedAt=\(String(describing: message.endedAt))",
+                "queueOrder=\(message.queueOrder)",
+            ]
+        }
+        #expect(loaded.live.map(stored) == engine.liveMessages.sorted { $0.queueOrder < $1.queueOrder }.map(stored))
+        #expect(loaded.history.map(stored) == engine.history.map(stored))
+        #expect(loaded.history.first?.endedAt == .seconds(4))
+        #expect(loaded.history.first?.shownAt == .seconds(1))
+        #expect(loaded.history.first?.displayStartedAt == .seconds(1.25))
+        #expect(loaded.live.first?.shownAt == .seconds(4))
+        #expect(loaded.live.first { $0.id == 2 }?.progress == 0.375)
+    }
+}
