@@ -128,6 +128,17 @@ public final class OverlayClient: Sendable {
         try await call("PUT", "/device", body: ["device": name])
     }
 
+    /// Changes the app's status bar under the overlay (`PUT /statusbar`): its style, whether it
+    /// is hidden (a hidden bar holds the overlay back), and the animation of a change of hidden.
+    /// Answers the overlay. A server whose appearance is decided by controllers refuses it (409).
+    @discardableResult
+    public func statusBar(
+        style: StatusBar.Style? = nil, hidden: Bool? = nil, animation: StatusBar.UpdateAnimation? = nil
+    ) async throws -> Overlay {
+        let fields = StatusBarFields(style: style?.rawValue, hidden: hidden, animation: animation?.rawValue)
+        return try await call("PUT", "/statusbar", body: fields)
+    }
+
     // MARK: - The manual clock
 
     /// The server's clock, in seconds.
@@ -228,6 +239,13 @@ struct MessageFields: Encodable, Sendable {
     var duration: Double?
     var immediate: Bool?
     var key: String?
+}
+
+/// The fields of `PUT /statusbar`; absent ones are left out of the JSON.
+struct StatusBarFields: Encodable, Sendable {
+    var style: String?
+    var hidden: Bool?
+    var animation: String?
 }
 
 struct MessageList: Decodable {

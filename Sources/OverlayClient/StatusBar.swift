@@ -11,6 +11,16 @@ public struct StatusBar: Codable, Hashable, Sendable {
         public static let darkContent: Style = "darkContent"
     }
 
+    /// `UIStatusBarAnimation`: how a change of `hidden` is animated.
+    public struct UpdateAnimation: OpenEnum {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        public static let fade: UpdateAnimation = "fade"
+        public static let slide: UpdateAnimation = "slide"
+        public static let none: UpdateAnimation = "none"
+    }
+
     public var style: Style
     public var hidden: Bool
     public var alpha: Double

@@ -122,6 +122,27 @@ struct ClientCallTests {
         #expect(error?.code == "invalid_field")
     }
 
+    /// The status bar: the server's bar decodes, a hidden one holds a new message back, and a
+    /// style it does not know is refused naming the field.
+    @Test func statusBar() async throws {
+        let start = try await client.overlay()
+        #expect(start.statusBar?.style == .lightContent)
+        #expect(start.statusBar?.hidden == false)
+        #expect(start.held == false)
+        let hidden = try await client.statusBar(hidden: true, animation: StatusBar.UpdateAnimation.none)
+        #expect(hidden.statusBar?.hidden == true)
+        #expect(hidden.statusBar?.alpha == 0)
+        _ = try await client.post("Held back")
+        let held = try await client.overlay()
+        #expect(held.held == true)
+        #expect(held.phase == .hidden)
+        #expect(held.queued == 1)
+        let error = await #expect(throws: OverlayClientError.self) { try await client.statusBar(style: "purple") }
+        #expect(error?.status == 422)
+        guard case .refused(let refusal)? = error else { return }
+        #expect(refusal.field == "style")
+    }
+
     /// The manual clock moves by `advanceClock` and `setClock`, and reaches deadlines on the way.
     @Test func manualClock() async throws {
         _ = try await client.post("Sent", kind: .sent)

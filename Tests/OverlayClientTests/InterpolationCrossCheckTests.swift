@@ -98,6 +98,40 @@ struct InterpolationCrossCheckTests {
         #expect(compared == 160)
     }
 
+    /// The status bar under the overlay: a slide-out that takes the shown overlay out with it
+    /// (held), then a fade-in that brings the held message back at the same moment. Both bars'
+    /// values come from the one snapshot.
+    @Test func statusBarHideAndShow() async throws {
+        let server = try await ServerProcess.start(["--clock", "manual", "--ephemeral"])
+        let client = OverlayClient(url: server.url)
+        _ = try await client.post("Sending…", kind: .sending, progress: 0.5)
+        _ = try await client.setClock(to: 0.5)
+
+        let hiding = try await client.statusBar(hidden: true, animation: .slide)
+        #expect(hiding.held == true)
+        #expect(hiding.phase == .hiding)
+        let bar = try #require(hiding.statusBar)
+        #expect(bar.hidden)
+        #expect(bar.animation == Animation(property: .offset, from: 0, to: -20, start: 0.5, duration: 0.25))
+        var compared = try await Self.crossCheck(hiding, client: client, seed: 6)
+        // Past the end: the server's bar has slid out and is hidden, as `at` has it too.
+        _ = try await client.setClock(to: 1)
+        let slid = try await client.overlay()
+        #expect(slid.statusBar?.offset == -20)
+        #expect(slid.statusBar?.alpha == 0)
+        #expect(slid.statusBar?.animation == nil)
+        #expect(hiding.at(1).statusBar?.offset == -20)
+        #expect(hiding.at(1).statusBar?.alpha == 0)
+
+        _ = try await client.setClock(to: 2)
+        let showing = try await client.statusBar(hidden: false, animation: .fade)
+        #expect(showing.held == false)
+        #expect(showing.phase == .showing)
+        #expect(showing.statusBar?.animation?.property == .alpha)
+        compared += try await Self.crossCheck(showing, client: client, seed: 7)
+        #expect(compared == 80)
+    }
+
     /// A fade-in on a server configured to fade, with the ease-in-ease-out curve.
     @Test func easedFade() async throws {
         let directory = try TemporaryDirectory()
