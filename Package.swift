@@ -12,7 +12,8 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .executable(name: "overlayd", targets: ["overlayd"]),
-        // What an app links to read and drive an overlayd: Foundation only, no server module.
+        // What an app links to read and drive an overlayd: Foundation only (URLSession), no server
+        // module.
         .library(name: "OverlayClient", targets: ["OverlayClient"]),
     ],
     targets: [
@@ -28,9 +29,10 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // libcurl's header from Debian (libcurl4-openssl-dev), for the publisher's outgoing POSTs.
-        // No pkgConfig: that would link libcurl into every overlayd; the shim loads it with
-        // dlopen when publishing is on, and wraps its variadic setters.
+        // libcurl's header from Debian (libcurl4-openssl-dev), for the publisher's outgoing POSTs and
+        // the requests of `overlayd post` and `watch`. No pkgConfig: that would link libcurl into
+        // every overlayd; the shim loads it with dlopen when publishing is on or a client command
+        // runs, and wraps its variadic setters.
         .systemLibrary(name: "CCurl"),
         // What every layer with I/O shares: the monotonic clock, the one address parser, threads.
         .target(name: "Platform", swiftSettings: strict),
@@ -49,10 +51,16 @@ let package = Package(
             name: "OverlayService",
             dependencies: ["OverlayEngine", "OverlayStore", "MicroHTTP", "OverlayPublisher", "Platform"],
             resources: [.embedInCode("openapi.yaml"), .embedInCode("PreviewPage.html")], swiftSettings: strict),
-        // The Swift client of the HTTP API: types, interpolation, calls and the update stream.
-        .target(name: "OverlayClient", swiftSettings: strict),
-        // `overlayd post` and `overlayd watch`, on the client library.
-        .target(name: "OverlayCommands", dependencies: ["OverlayClient"], swiftSettings: strict),
+        // The Swift client of the HTTP API: types, interpolation, calls and the update stream, on a
+        // transport protocol. FoundationEssentials only, so that the overlayd executable, which
+        // links it for its commands, loads neither Foundation nor FoundationNetworking (nor the
+        // libcurl those link) when it serves.
+        .target(name: "OverlayClientCore", swiftSettings: strict),
+        // The library product: the core, re-exported, with its transport on URLSession.
+        .target(name: "OverlayClient", dependencies: ["OverlayClientCore"], swiftSettings: strict),
+        // `overlayd post` and `overlayd watch`, on the core with a transport on libcurl, loaded
+        // when one of them runs.
+        .target(name: "OverlayCommands", dependencies: ["OverlayClientCore", "CCurl"], swiftSettings: strict),
         .executableTarget(
             name: "overlayd", dependencies: ["OverlayService", "OverlayStore", "OverlayCommands"], swiftSettings: strict
         ),
@@ -63,9 +71,11 @@ let package = Package(
             path: "Fuzz/RequestDecoderFuzz", swiftSettings: strict),
         .testTarget(name: "OverlayEngineTests", dependencies: ["OverlayEngine"], swiftSettings: strict),
         // The client and its commands against the built `overlayd` binary as a child process (and
-        // `watch` under tmux), never through the server's modules.
+        // `watch` under tmux), never through the server's modules; the client through both
+        // transports.
         .testTarget(
-            name: "OverlayClientTests", dependencies: ["OverlayClient", "OverlayCommands"], swiftSettings: strict),
+            name: "OverlayClientTests", dependencies: ["OverlayClient", "OverlayClientCore", "OverlayCommands"],
+            swiftSettings: strict),
         .testTarget(
             name: "OverlayServiceTests",
             dependencies: ["OverlayService", "OverlayEngine", "MicroHTTP", "Platform"],

@@ -1,14 +1,9 @@
 import Foundation
+import OverlayClientCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-
-/// A piece of a streamed answer: its head, then its body as it arrives.
-enum StreamPart: Sendable {
-    case response(HTTPURLResponse)
-    case data(Data)
-}
 
 /// Turns a session's data-task callbacks into one `AsyncThrowingStream` per request, so that an
 /// event stream is read as it arrives (there is no `URLSession.bytes` in FoundationNetworking).
@@ -19,15 +14,15 @@ enum StreamPart: Sendable {
 /// response callback, whose signature differs between Foundations.
 final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private struct Reader {
-        var continuation: AsyncThrowingStream<StreamPart, any Error>.Continuation
+        var continuation: AsyncThrowingStream<HTTPStreamPart, any Error>.Continuation
         var hasHead = false
     }
 
     private let lock = NSLock()
     private var readers: [Int: Reader] = [:]
 
-    func open(_ request: URLRequest, in session: URLSession) -> AsyncThrowingStream<StreamPart, any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: StreamPart.self)
+    func open(_ request: URLRequest, in session: URLSession) -> AsyncThrowingStream<HTTPStreamPart, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: HTTPStreamPart.self)
         let task = session.dataTask(with: request)
         let handle = DataTaskHandle()
         lock.lock()
@@ -45,18 +40,18 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         let head = found?.hasHead == false ? task.response as? HTTPURLResponse : nil
         if head != nil, !ending { readers[task.taskIdentifier]?.hasHead = true }
         lock.unlock()
-        if let head { found?.continuation.yield(.response(head)) }
+        if let head { found?.continuation.yield(.head(URLSessionTransport.head(head))) }
         return found
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        reader(of: dataTask)?.continuation.yield(.data(data))
+        reader(of: dataTask)?.continuation.yield(.body(data))
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let reader = reader(of: task, ending: true) else { return }
         if let error {
-            reader.continuation.finish(throwing: HTTPExchange.clientError(error))
+            reader.continuation.finish(throwing: URLSessionTransport.clientError(error))
         } else {
             reader.continuation.finish()
         }

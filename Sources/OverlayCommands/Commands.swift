@@ -1,6 +1,16 @@
 import Dispatch
-import Foundation
-import OverlayClient
+import OverlayClientCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The subcommands of the `overlayd` executable besides the server: `post` and `watch`.
 public enum Commands {
@@ -66,9 +76,15 @@ public enum Commands {
         else { throw UsageError("--url must be an http:// or https:// URL, not \"\(text)\"") }
         var token = arguments["--token"] ?? environment["OVERLAYD_TOKEN"]
         if readOnly, token == nil { token = environment["OVERLAYD_READ_TOKEN"] }
+        // It goes into a header line as it is: a control character would end the line early.
+        if let token, token.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw UsageError("the token must not contain control characters (a line break?)")
+        }
         let channel = arguments["--channel"]
         if let channel, channel.isEmpty { throw UsageError("--channel must not be empty") }
-        return OverlayClient(url: url, token: token.flatMap { $0.isEmpty ? nil : $0 }, channel: channel)
+        return OverlayClient(url: url, token: token.flatMap { $0.isEmpty ? nil : $0 }, channel: channel) {
+            CurlHTTPTransport()
+        }
     }
 }
 

@@ -1,5 +1,15 @@
-import Foundation
-import OverlayClient
+import OverlayClientCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `overlayd post TEXT [options]`: posts one message and prints its id.
 enum PostCommand {
@@ -89,6 +99,14 @@ enum PostCommand {
 
     /// Standard input, whole; the server trims the white space around the text.
     private static func readStandardInput() -> String {
-        String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { systemRead(0, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += buffer[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -1,4 +1,4 @@
-import OverlayClient
+import OverlayClientCore
 
 /// One screen of `overlayd watch`: the overlay at one instant drawn as a bar of three rows across
 /// the top of the terminal (the bar's own space scaled to the width), and a status line at the

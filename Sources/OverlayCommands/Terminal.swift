@@ -1,9 +1,11 @@
 #if canImport(Glibc)
     import Glibc
     let systemWrite = Glibc.write
+    let systemRead = Glibc.read
 #elseif canImport(Darwin)
     import Darwin
     let systemWrite = Darwin.write
+    let systemRead = Darwin.read
 #endif
 
 /// The terminal `watch` draws on: its size, and a full-screen mode entered and left whole.

@@ -1,7 +1,11 @@
 import Dispatch
-import Foundation
-import OverlayClient
+import OverlayClientCore
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)

@@ -3,19 +3,18 @@ import OverlayClient
 import Testing
 
 /// Every call of `OverlayClient` against a real manual-clock overlayd, with what it answers and
-/// the errors it reports.
+/// the errors it reports, through each transport.
 @Suite("OverlayClient calls")
 struct ClientCallTests {
     let server: ServerProcess
-    let client: OverlayClient
 
     init() async throws {
         server = try await ServerProcess.start(["--clock", "manual", "--ephemeral"])
-        client = OverlayClient(url: server.url)
     }
 
     /// A post is queued and shown at once on a hidden overlay; the overlay shows its text.
-    @Test func postShowsTheMessage() async throws {
+    @Test(arguments: Network.allCases) func postShowsTheMessage(network: Network) async throws {
+        let client = network.client(server.url)
         let message = try await client.post("Sending photo…", kind: .sending)
         #expect(message.id >= 1)
         #expect(message.kind == .sending)
@@ -32,7 +31,8 @@ struct ClientCallTests {
     }
 
     /// Every field of a post reaches the server; a second post with the same key updates it.
-    @Test func postWithEveryFieldThenUpdateByKey() async throws {
+    @Test(arguments: Network.allCases) func postWithEveryFieldThenUpdateByKey(network: Network) async throws {
+        let client = network.client(server.url)
         let first = try await client.post(
             "Downloading…", kind: .progress, progress: 0.25, duration: 9, immediate: true, key: "dl-7")
         #expect(first.kind == .progress)
@@ -51,7 +51,8 @@ struct ClientCallTests {
     }
 
     /// PATCH changes the fields it names; GET /messages/{id} and /messages read them back.
-    @Test func patchAndRead() async throws {
+    @Test(arguments: Network.allCases) func patchAndRead(network: Network) async throws {
+        let client = network.client(server.url)
         let shown = try await client.post("one")
         let queued = try await client.post("two")
         let patched = try await client.patch(queued.id, kind: .failed, text: "two, failed", progress: 0.75, duration: 4)
@@ -67,7 +68,8 @@ struct ClientCallTests {
     }
 
     /// DELETE cancels a queued message; a PATCH of it afterwards is refused with 409.
-    @Test func deleteThenPatchIsRefused() async throws {
+    @Test(arguments: Network.allCases) func deleteThenPatchIsRefused(network: Network) async throws {
+        let client = network.client(server.url)
         _ = try await client.post("shown")
         let queued = try await client.post("queued")
         let deleted = try await client.delete(queued.id)
@@ -86,7 +88,8 @@ struct ClientCallTests {
     }
 
     /// A field out of range is 422 with the server's code, message and field.
-    @Test func invalidFieldCarriesTheField() async throws {
+    @Test(arguments: Network.allCases) func invalidFieldCarriesTheField(network: Network) async throws {
+        let client = network.client(server.url)
         let error = await #expect(throws: OverlayClientError.self) {
             try await client.post("bad", progress: 1.5)
         }
@@ -102,14 +105,16 @@ struct ClientCallTests {
     }
 
     /// An unknown id is 404 `not_found`.
-    @Test func unknownMessageIsNotFound() async throws {
+    @Test(arguments: Network.allCases) func unknownMessageIsNotFound(network: Network) async throws {
+        let client = network.client(server.url)
         let error = await #expect(throws: OverlayClientError.self) { try await client.message(987_654) }
         #expect(error?.status == 404)
         #expect(error?.code == "not_found")
     }
 
     /// Orientation and device changes answer the overlay with the new frame.
-    @Test func orientationAndDevice() async throws {
+    @Test(arguments: Network.allCases) func orientationAndDevice(network: Network) async throws {
+        let client = network.client(server.url)
         let rotated = try await client.orientation(.landscapeRight)
         #expect(rotated.orientation == .landscapeRight)
         #expect(rotated.rotation == 90)
@@ -124,7 +129,8 @@ struct ClientCallTests {
 
     /// The status bar: the server's bar decodes, a hidden one holds a new message back, and a
     /// style it does not know is refused naming the field.
-    @Test func statusBar() async throws {
+    @Test(arguments: Network.allCases) func statusBar(network: Network) async throws {
+        let client = network.client(server.url)
         let start = try await client.overlay()
         #expect(start.statusBar?.style == .lightContent)
         #expect(start.statusBar?.hidden == false)
@@ -144,7 +150,8 @@ struct ClientCallTests {
     }
 
     /// The manual clock moves by `advanceClock` and `setClock`, and reaches deadlines on the way.
-    @Test func manualClock() async throws {
+    @Test(arguments: Network.allCases) func manualClock(network: Network) async throws {
+        let client = network.client(server.url)
         _ = try await client.post("Sent", kind: .sent)
         #expect(try await client.clock() == 0)
         #expect(try await client.advanceClock(by: 0.125) == 0.125)
@@ -156,8 +163,9 @@ struct ClientCallTests {
     }
 
     /// A channel's calls go to that channel only.
-    @Test func channel() async throws {
-        let ci = OverlayClient(url: server.url, channel: "ci")
+    @Test(arguments: Network.allCases) func channel(network: Network) async throws {
+        let client = network.client(server.url)
+        let ci = network.client(server.url, channel: "ci")
         _ = try await ci.post("Build passed", kind: .sent)
         #expect(try await ci.overlay().label?.text == "Build passed")
         #expect(try await client.overlay().message == nil)
@@ -165,23 +173,23 @@ struct ClientCallTests {
         // A name the server does not take is escaped and refused, never sent somewhere else: 400,
         // or 404 where an escaped slash makes another path.
         for (name, status) in [("no spaces", 400), ("café", 400), ("a/b", 404), ("../messages", 404)] {
-            let bad = OverlayClient(url: server.url, channel: name)
+            let bad = network.client(server.url, channel: name)
             let error = await #expect(throws: OverlayClientError.self, "\(name)") { try await bad.overlay() }
             #expect(error?.status == status, "\(name): \(String(describing: error))")
         }
     }
 
     /// A base URL with a trailing slash names the same server.
-    @Test func trailingSlash() async throws {
-        let slashed = OverlayClient(url: URL(string: server.url.absoluteString + "/")!)
+    @Test(arguments: Network.allCases) func trailingSlash(network: Network) async throws {
+        let slashed = network.client(URL(string: server.url.absoluteString + "/")!)
         #expect(try await slashed.overlay().version == 0)
     }
 
     /// Nothing listening: `unreachable`, not a refusal.
-    @Test func unreachable() async throws {
+    @Test(arguments: Network.allCases) func unreachable(network: Network) async throws {
         let port = server.port
         await server.stop()
-        let gone = OverlayClient(url: URL(string: "http://127.0.0.1:\(port)")!)
+        let gone = network.client(URL(string: "http://127.0.0.1:\(port)")!)
         let error = await #expect(throws: OverlayClientError.self) { try await gone.overlay() }
         guard case .unreachable(let reason)? = error else {
             Issue.record("not unreachable: \(String(describing: error))")
@@ -194,16 +202,17 @@ struct ClientCallTests {
 /// Tokens: writes need one when the server is given one, and the client sends it.
 @Suite("OverlayClient tokens")
 struct ClientTokenTests {
-    @Test func tokenIsSentAndItsAbsenceRefused() async throws {
+    @Test(arguments: Network.allCases)
+    func tokenIsSentAndItsAbsenceRefused(network: Network) async throws {
         let server = try await ServerProcess.start(
             ["--clock", "manual", "--ephemeral"], environment: ["OVERLAYD_TOKEN": "s3cret-token"])
-        let anonymous = OverlayClient(url: server.url)
+        let anonymous = network.client(server.url)
         let error = await #expect(throws: OverlayClientError.self) { try await anonymous.post("hi") }
         #expect(error?.status == 401)
         #expect(error?.code == "unauthorized")
-        let wrong = OverlayClient(url: server.url, token: "wrong-token")
+        let wrong = network.client(server.url, token: "wrong-token")
         #expect(await (try? wrong.post("hi")) == nil)
-        let authorised = OverlayClient(url: server.url, token: "s3cret-token")
+        let authorised = network.client(server.url, token: "s3cret-token")
         #expect(try await authorised.post("hi").text == "hi")
     }
 }

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import OverlayClient
+@testable import OverlayClientCore
 
 /// The event-stream format as the parser reads it, whole and in pieces of every size.
 @Suite("Event stream parser")

@@ -21,11 +21,11 @@ struct UpdatesTests {
     }
 
     /// The overlay now, then each change; versions only grow; it ends on the server's overlay.
-    @Test(arguments: [OverlayClient.Transport.events, .longPoll])
-    func followsChanges(transport: OverlayClient.Transport) async throws {
+    @Test(arguments: [OverlayClient.Transport.events, .longPoll], Network.allCases)
+    func followsChanges(transport: OverlayClient.Transport, network: Network) async throws {
         let server = try await ServerProcess.start(["--clock", "manual", "--ephemeral"])
         let writer = OverlayClient(url: server.url)
-        let reader = OverlayClient(url: server.url, configuration: Self.configuration(transport))
+        let reader = network.client(server.url, configuration: Self.configuration(transport))
         let collector = Collector(reader.events())
         defer { collector.task.cancel() }
         #expect(await eventually { collector.overlays.first?.version == 0 })
@@ -46,13 +46,13 @@ struct UpdatesTests {
     /// Across a restart, durable (kill -9, same data directory) or ephemeral (state starts afresh),
     /// the reader reports the loss, reconnects by itself, and ends on the new server's overlay
     /// with no overlay twice.
-    @Test(arguments: [false, true])
-    func acrossRestart(ephemeral: Bool) async throws {
+    @Test(arguments: [false, true], Network.allCases)
+    func acrossRestart(ephemeral: Bool, network: Network) async throws {
         let directory = try TemporaryDirectory()
         let storage = ephemeral ? ["--ephemeral"] : ["--data-dir", directory.path]
         var server = try await ServerProcess.start(["--clock", "manual"] + storage)
         let port = server.port
-        let reader = OverlayClient(url: server.url, configuration: Self.configuration())
+        let reader = network.client(server.url, configuration: Self.configuration())
         let collector = Collector(reader.events())
         defer { collector.task.cancel() }
 
@@ -81,10 +81,10 @@ struct UpdatesTests {
 
     /// Cancelling the reading task ends the sequence and closes its connection: the server counts
     /// no stream or waiter, and no TCP connection to it is left on this machine.
-    @Test(arguments: [OverlayClient.Transport.events, .longPoll])
-    func cancellationClosesTheConnection(transport: OverlayClient.Transport) async throws {
+    @Test(arguments: [OverlayClient.Transport.events, .longPoll], Network.allCases)
+    func cancellationClosesTheConnection(transport: OverlayClient.Transport, network: Network) async throws {
         let server = try await ServerProcess.start(["--clock", "manual", "--ephemeral"])
-        let reader = OverlayClient(url: server.url, configuration: Self.configuration(transport))
+        let reader = network.client(server.url, configuration: Self.configuration(transport))
         let collector = Collector(reader.events())
         #expect(try await eventually { try await Raw.openReaders(server) == 1 })
         #expect(Raw.connections(toPort: server.port) >= 1)
@@ -97,9 +97,10 @@ struct UpdatesTests {
     }
 
     /// Leaving a `for await` loop early closes the connection too.
-    @Test func breakClosesTheConnection() async throws {
+    @Test(arguments: Network.allCases)
+    func breakClosesTheConnection(network: Network) async throws {
         let server = try await ServerProcess.start(["--clock", "manual", "--ephemeral"])
-        let reader = OverlayClient(url: server.url, configuration: Self.configuration())
+        let reader = network.client(server.url, configuration: Self.configuration())
         var first: Overlay?
         for try await overlay in reader.updates() {
             first = overlay
@@ -111,10 +112,11 @@ struct UpdatesTests {
     }
 
     /// What retrying cannot mend ends the sequence with the server's error.
-    @Test func unauthorizedEndsTheSequence() async throws {
+    @Test(arguments: Network.allCases)
+    func unauthorizedEndsTheSequence(network: Network) async throws {
         let server = try await ServerProcess.start(
             ["--clock", "manual", "--ephemeral"], environment: ["OVERLAYD_READ_TOKEN": "reading-token"])
-        let collector = Collector(OverlayClient(url: server.url, configuration: Self.configuration()).events())
+        let collector = Collector(network.client(server.url, configuration: Self.configuration()).events())
         #expect(await eventually { collector.end != nil })
         guard case .failure(let error as OverlayClientError)? = collector.end else {
             Issue.record("ended with \(String(describing: collector.end))")
@@ -122,7 +124,7 @@ struct UpdatesTests {
         }
         #expect(error.status == 401)
         #expect(error.code == "unauthorized")
-        let authorised = OverlayClient(url: server.url, token: "reading-token", configuration: Self.configuration())
+        let authorised = network.client(server.url, token: "reading-token", configuration: Self.configuration())
         var iterator = authorised.updates().makeAsyncIterator()
         #expect(try await iterator.next()?.version == 0)
     }
@@ -133,13 +135,13 @@ struct UpdatesTests {
 struct FallbackTests {
     /// A proxy that holds event streams without a byte, or refuses them: the reader still gets
     /// every change, by long-poll.
-    @Test(arguments: [TestProxy.Events.stall, .notFound])
-    func fallsBackToLongPoll(events: TestProxy.Events) async throws {
+    @Test(arguments: [TestProxy.Events.stall, .notFound], Network.allCases)
+    func fallsBackToLongPoll(events: TestProxy.Events, network: Network) async throws {
         let server = try await ServerProcess.start(["--clock", "manual", "--ephemeral"])
         let proxy = try TestProxy(upstream: server.port, events: events)
         var configuration = UpdatesTests.configuration()
         configuration.streamIdleTimeout = 1
-        let collector = Collector(OverlayClient(url: proxy.url, configuration: configuration).events())
+        let collector = Collector(network.client(proxy.url, configuration: configuration).events())
         defer { collector.task.cancel() }
         let writer = OverlayClient(url: server.url)
         #expect(await eventually { collector.overlays.first?.version == 0 })
@@ -157,11 +159,12 @@ struct FallbackTests {
     }
 
     /// `.events` does not fall back: a refused stream ends the sequence with the refusal.
-    @Test func eventsOnlyEndsWithTheRefusal() async throws {
+    @Test(arguments: Network.allCases)
+    func eventsOnlyEndsWithTheRefusal(network: Network) async throws {
         let server = try await ServerProcess.start(["--clock", "manual", "--ephemeral"])
         let proxy = try TestProxy(upstream: server.port, events: .notFound)
         let collector = Collector(
-            OverlayClient(url: proxy.url, configuration: UpdatesTests.configuration(.events)).events())
+            network.client(proxy.url, configuration: UpdatesTests.configuration(.events)).events())
         defer { collector.task.cancel() }
         #expect(await eventually { collector.end != nil })
         guard case .failure(let error as OverlayClientError)? = collector.end else {
@@ -179,11 +182,12 @@ struct FallbackTests {
 /// and what it yields next is only what is new.
 @Suite("OverlayClient reconnection")
 struct ReconnectionTests {
-    @Test func reconnectsWithLastEventID() async throws {
+    @Test(arguments: Network.allCases)
+    func reconnectsWithLastEventID(network: Network) async throws {
         let server = try await ServerProcess.start(["--clock", "manual", "--ephemeral"])
         let proxy = try TestProxy(upstream: server.port, events: .pass)
         let collector = Collector(
-            OverlayClient(url: proxy.url, configuration: UpdatesTests.configuration(.events)).events())
+            network.client(proxy.url, configuration: UpdatesTests.configuration(.events)).events())
         defer { collector.task.cancel() }
         let writer = OverlayClient(url: server.url)
         _ = try await writer.post("before the cut", kind: .sending)

@@ -101,6 +101,7 @@ struct PostCommandTests {
         (["post", "x", "--kind"], "--kind needs a value"),
         (["post", "x", "--immediate=yes"], "--immediate takes no value"),
         (["post", "x", "--url", "localhost:8080"], "--url must be an http:// or https:// URL"),
+        (["post", "x", "--token", "abc\r\nX-Forged: 1"], "the token must not contain control characters"),
     ])
     func usageErrors(arguments: [String], reason: String) async throws {
         let run = try await CommandRun.run(

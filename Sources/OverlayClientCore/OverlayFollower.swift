@@ -1,7 +1,7 @@
-import Foundation
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
 #endif
 
 /// The loop behind `OverlayClient.events()`: fetch the overlay, follow its changes over the event
@@ -13,8 +13,8 @@ import Foundation
 struct OverlayFollower {
     let client: OverlayClient
     let continuation: AsyncThrowingStream<OverlayEvent, any Error>.Continuation
-    private let delegate = StreamingDelegate()
-    private let session: URLSession
+    /// The follower's own transport, closed when it ends.
+    private let transport: any HTTPTransport
     private var mode: OverlayClient.Transport
     /// The last overlay yielded.
     private var last: Overlay?
@@ -26,16 +26,13 @@ struct OverlayFollower {
     init(client: OverlayClient, continuation: AsyncThrowingStream<OverlayEvent, any Error>.Continuation) {
         self.client = client
         self.continuation = continuation
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        transport = client.makeTransport()
         mode = client.configuration.transport == .longPoll ? .longPoll : .events
     }
 
     mutating func run() async throws {
-        // Invalidating cancels what is in flight and lets the session close its idle connections.
-        defer { session.invalidateAndCancel() }
+        // Closing ends what is in flight and the idle connections the transport keeps.
+        defer { transport.close() }
         while true {
             try Task.checkCancellation()
             do {
@@ -74,9 +71,8 @@ struct OverlayFollower {
     }
 
     private mutating func follow() async throws {
-        let (response, data) = try await HTTPExchange.perform(
-            client.request("GET", "/overlay"), in: session)
-        offer(try OverlayClient.decode(response, data), afterReconnection: true)
+        let (head, data) = try await transport.perform(client.request("GET", "/overlay"))
+        offer(try OverlayClient.decode(head, data), afterReconnection: true)
         switch mode {
         case .events, .automatic: try await stream()
         case .longPoll: try await poll()
@@ -101,22 +97,22 @@ struct OverlayFollower {
 
     private mutating func stream() async throws {
         var request = client.request("GET", "/events", timeout: client.configuration.streamIdleTimeout)
-        request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
-        if let last { request.setValue(String(last.version), forHTTPHeaderField: "Last-Event-ID") }
+        request.headers["Accept"] = "text/event-stream"
+        if let last { request.headers["Last-Event-ID"] = String(last.version) }
         var parser = EventStreamParser()
-        var refused: (response: HTTPURLResponse, body: Data)?
+        var refused: (head: HTTPResponseHead, body: Data)?
         var first = true
         do {
-            for try await part in delegate.open(request, in: session) {
+            for try await part in transport.stream(request) {
                 switch part {
-                case .response(let response):
-                    let type = response.value(forHTTPHeaderField: "Content-Type") ?? ""
-                    if response.statusCode == 200, type.lowercased().hasPrefix("text/event-stream") {
+                case .head(let head):
+                    let type = head.value("Content-Type") ?? ""
+                    if head.status == 200, type.lowercased().hasPrefix("text/event-stream") {
                         failures = 0
                     } else {
-                        refused = (response, Data())
+                        refused = (head, Data())
                     }
-                case .data(let data):
+                case .body(let data):
                     if let body = refused?.body {
                         // Enough of an error page to report; the rest is dropped.
                         if body.count < 65536 { refused?.body.append(data.prefix(65536 - body.count)) }
@@ -131,20 +127,18 @@ struct OverlayFollower {
             }
         } catch is EventStreamParser.LineTooLong {
             throw OverlayClientError.invalidResponse(status: 200, reason: "an event-stream line over 1 MiB")
-        } catch OverlayClientError.unreachable(let reason) {
+        } catch let error as OverlayClientError
+            where error == .timedOut && parser.bytesReceived == 0 && refused == nil
+            && client.configuration.transport == .automatic
+        {
             // Silent from the first byte to the timeout, although the server has just answered the
             // GET before it: something on the way holds the stream back.
-            if reason == HTTPExchange.timedOut, parser.bytesReceived == 0, refused == nil,
-                client.configuration.transport == .automatic
-            {
-                mode = .longPoll
-                return
-            }
-            throw OverlayClientError.unreachable(reason)
+            mode = .longPoll
+            return
         }
         if let refused {
-            let error = OverlayClient.refusal(refused.response, refused.body)
-            if Self.isStreamingUnsupported(refused.response), client.configuration.transport == .automatic {
+            let error = OverlayClient.refusal(refused.head, refused.body)
+            if Self.isStreamingUnsupported(refused.head), client.configuration.transport == .automatic {
                 mode = .longPoll
                 return
             }
@@ -154,8 +148,8 @@ struct OverlayFollower {
     }
 
     /// An answer to `/events` that says streaming will not work here, where long-poll may.
-    private static func isStreamingUnsupported(_ response: HTTPURLResponse) -> Bool {
-        (200..<300).contains(response.statusCode) || [404, 405, 406, 501].contains(response.statusCode)
+    private static func isStreamingUnsupported(_ head: HTTPResponseHead) -> Bool {
+        (200..<300).contains(head.status) || [404, 405, 406, 501].contains(head.status)
     }
 
     private static func overlay(from event: ServerSentEvent) throws -> Overlay {
@@ -175,16 +169,16 @@ struct OverlayFollower {
             var request = client.request(
                 "GET", "/overlay", query: [URLQueryItem(name: "wait", value: String(wait))],
                 timeout: Double(wait) + client.configuration.requestTimeout)
-            if let last { request.setValue("W/\"\(last.version)\"", forHTTPHeaderField: "If-None-Match") }
-            let (response, data) = try await HTTPExchange.perform(request, in: session)
-            switch response.statusCode {
+            if let last { request.headers["If-None-Match"] = "W/\"\(last.version)\"" }
+            let (head, data) = try await transport.perform(request)
+            switch head.status {
             case 304:
                 failures = 0
             case 200:
                 failures = 0
-                offer(try OverlayClient.decode(response, data), afterReconnection: true)
+                offer(try OverlayClient.decode(head, data), afterReconnection: true)
             default:
-                throw OverlayClient.refusal(response, data)
+                throw OverlayClient.refusal(head, data)
             }
         }
     }

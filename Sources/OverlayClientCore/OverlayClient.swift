@@ -1,7 +1,7 @@
-import Foundation
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
 #endif
 
 /// A client of one overlayd channel: post and change messages, rotate, read the overlay, and
@@ -14,6 +14,9 @@ import Foundation
 /// ```
 ///
 /// Every call throws `OverlayClientError` (or `CancellationError` when its task is cancelled).
+///
+/// The client reaches the server through an `HTTPTransport`: `import OverlayClient` brings
+/// `init(url:token:channel:configuration:)`, on URLSession.
 public final class OverlayClient: Sendable {
     /// How updates reach the client.
     public enum Transport: Sendable, Hashable {
@@ -52,21 +55,29 @@ public final class OverlayClient: Sendable {
     /// The channel; `nil` is the `default` channel.
     public let channel: String?
     public let configuration: Configuration
-    let session: URLSession
+    /// Makes the transport of the client's calls, and one for each update stream, which closes it
+    /// when it ends (and so leaves no connection behind).
+    let makeTransport: @Sendable () -> any HTTPTransport
+    /// The transport of the calls.
+    let transport: any HTTPTransport
 
     /// A client of the server at `url` (its base: `http://host:port`, or a prefix a proxy serves
-    /// it under), sending `token` as a bearer token, on `channel` (nil: `default`).
-    public init(url: URL, token: String? = nil, channel: String? = nil, configuration: Configuration = Configuration())
-    {
+    /// it under), sending `token` as a bearer token, on `channel` (nil: `default`), through
+    /// transports `makeTransport` makes.
+    public init(
+        url: URL, token: String? = nil, channel: String? = nil, configuration: Configuration = Configuration(),
+        transport makeTransport: @escaping @Sendable () -> any HTTPTransport
+    ) {
         self.url = url
         self.token = token
         self.channel = channel
         self.configuration = configuration
-        session = URLSession(configuration: .ephemeral)
+        self.makeTransport = makeTransport
+        transport = makeTransport()
     }
 
     deinit {
-        session.finishTasksAndInvalidate()
+        transport.close()
     }
 
     // MARK: - Messages
@@ -167,10 +178,7 @@ public final class OverlayClient: Sendable {
     func endpoint(_ path: String, query: [URLQueryItem] = [], channelled: Bool = true) -> URL {
         var prefix = ""
         if channelled, let channel, channel != "default" {
-            // Unreserved ASCII only: any other name reaches the server escaped, and it says why not.
-            let allowed = CharacterSet(
-                charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-            prefix = "/channels/" + (channel.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
+            prefix = "/channels/" + Self.escaped(channel)
         }
         var base = url.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
@@ -179,14 +187,33 @@ public final class OverlayClient: Sendable {
         return components.url ?? url
     }
 
+    /// `name` with every byte but unreserved ASCII percent-escaped: any other channel name
+    /// reaches the server escaped, and it says why not.
+    static func escaped(_ name: String) -> String {
+        var escaped = ""
+        for byte in name.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                escaped.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let digits = Array("0123456789ABCDEF".unicodeScalars)
+                escaped.unicodeScalars.append("%")
+                escaped.unicodeScalars.append(digits[Int(byte >> 4)])
+                escaped.unicodeScalars.append(digits[Int(byte & 0xF)])
+            }
+        }
+        return escaped
+    }
+
     func request(
         _ method: String, _ path: String, query: [URLQueryItem] = [], channelled: Bool = true, timeout: Double? = nil
-    ) -> URLRequest {
-        var request = URLRequest(url: endpoint(path, query: query, channelled: channelled))
-        request.httpMethod = method
-        request.timeoutInterval = timeout ?? configuration.requestTimeout
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+    ) -> HTTPRequest {
+        var request = HTTPRequest(
+            method: method, url: endpoint(path, query: query, channelled: channelled),
+            headers: ["Accept": "application/json"], timeout: timeout ?? configuration.requestTimeout)
+        if let token { request.headers["Authorization"] = "Bearer \(token)" }
         return request
     }
 
@@ -195,33 +222,33 @@ public final class OverlayClient: Sendable {
     ) async throws -> Answer {
         var request = request(method, path, channelled: channelled)
         if let body {
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = try JSONEncoder().encode(body)
+            request.headers["Content-Type"] = "application/json"
+            request.body = try JSONEncoder().encode(body)
         }
-        let (response, data) = try await HTTPExchange.perform(request, in: session)
-        return try Self.decode(response, data)
+        let (head, data) = try await transport.perform(request)
+        return try Self.decode(head, data)
     }
 
     /// The answer's body as `Answer`, or the error it reports.
-    static func decode<Answer: Decodable>(_ response: HTTPURLResponse, _ data: Data) throws -> Answer {
-        guard (200..<300).contains(response.statusCode) else { throw refusal(response, data) }
+    static func decode<Answer: Decodable>(_ head: HTTPResponseHead, _ data: Data) throws -> Answer {
+        guard (200..<300).contains(head.status) else { throw refusal(head, data) }
         do {
             return try JSONDecoder().decode(Answer.self, from: data)
         } catch {
             throw OverlayClientError.invalidResponse(
-                status: response.statusCode, reason: "not the expected JSON (\(error)): \(excerpt(data))")
+                status: head.status, reason: "not the expected JSON (\(error)): \(excerpt(data))")
         }
     }
 
     /// The error an answer that is not a success reports.
-    static func refusal(_ response: HTTPURLResponse, _ data: Data) -> OverlayClientError {
+    static func refusal(_ head: HTTPResponseHead, _ data: Data) -> OverlayClientError {
         guard let body = try? JSONDecoder().decode(ErrorBody.self, from: data) else {
-            return .invalidResponse(status: response.statusCode, reason: excerpt(data))
+            return .invalidResponse(status: head.status, reason: excerpt(data))
         }
-        let retryAfter = (response.value(forHTTPHeaderField: "Retry-After")).flatMap { Double($0) }
+        let retryAfter = head.value("Retry-After").flatMap { Double($0) }
         return .refused(
             ServerError(
-                status: response.statusCode, code: body.error.code, message: body.error.message,
+                status: head.status, code: body.error.code, message: body.error.message,
                 field: body.error.field, retryAfter: retryAfter))
     }
 
