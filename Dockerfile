@@ -18,8 +18,9 @@ COPY Fuzz ./Fuzz
 RUN swift build -c release --static-swift-stdlib --product overlayd \
     && install -D "$(swift build -c release --show-bin-path)/overlayd" /out/overlayd
 
-# Run stage: Debian slim, the libmicrohttpd, SQLite and libcurl runtimes, a non-root user and
-# group (10001:10001, so a host folder mounted as the volume can be given to it by number).
+# Run stage: Debian slim, the libmicrohttpd, SQLite and libcurl runtimes (libcurl is not linked:
+# publishing and `overlayd post` and `watch` load it when they run), a non-root user and group
+# (10001:10001, so a host folder mounted as the volume can be given to it by number).
 FROM debian:bookworm-slim
 # hadolint ignore=DL3008
 RUN export DEBIAN_FRONTEND=noninteractive \
