@@ -46,6 +46,23 @@ public struct APIError: Error, Hashable, Sendable {
             message: "cannot read a body of type \(type); send application/json or text/plain")
     }
 
+    /// The answer to a request the server will not finish because it is stopping.
+    static let shuttingDown = APIError(
+        status: 503, code: "shutting_down", message: "the server is stopping",
+        headers: [Header(name: "Retry-After", value: "1")])
+
+    /// The answers the HTTP server gives by itself, in this API's format.
+    init(_ refusal: HTTPRefusal) {
+        switch refusal {
+        case .bodyTooLarge(let limit):
+            self.init(status: refusal.status, code: "payload_too_large", message: "the body is over \(limit) bytes")
+        case .ambiguousFraming(let reason):
+            self = .badRequest("the body's length is ambiguous: \(reason)")
+        case .stopping:
+            self = .shuttingDown
+        }
+    }
+
     /// The HTTP meaning of an engine refusal.
     init(_ error: EngineError) {
         switch error {

@@ -26,6 +26,7 @@ public final class OverlayServer: Sendable {
         options.connectionsPerClient = configuration.connectionsPerClient
         options.connectionMemoryLimit = configuration.connectionMemoryBytes
         options.recordsAddresses = configuration.accessLog
+        options.refusals = { APIError($0).response }
         let log = configuration.accessLog
         let metrics = service.metrics
         do {
@@ -34,9 +35,9 @@ public final class OverlayServer: Sendable {
                 handler: { request, responder in
                     service.handle(request, responder)
                 },
-                observer: { exchange in
-                    metrics.responded(status: exchange.status)
-                    if log { AccessLog.write(exchange) }
+                observer: { record in
+                    metrics.responded(status: record.status)
+                    if log { AccessLog.write(record) }
                 })
         } catch {
             service.shutdown()
@@ -71,9 +72,9 @@ public final class OverlayServer: Sendable {
 
 /// One line per request on standard error (spec §7): a fixed message and `key=value` fields.
 enum AccessLog {
-    static func write(_ exchange: HTTPExchange) {
-        var line = "access method=\(exchange.method) path=\(escaped(exchange.path)) status=\(exchange.status)"
-        line += " bytes=\(exchange.bytes) us=\(exchange.microseconds) client=\(exchange.remoteAddress)\n"
+    static func write(_ record: AccessRecord) {
+        var line = "access method=\(record.method) path=\(escaped(record.path)) status=\(record.status)"
+        line += " bytes=\(record.bytes) us=\(record.microseconds) client=\(record.remoteAddress)\n"
         Diagnostics.write(line)
     }
 
