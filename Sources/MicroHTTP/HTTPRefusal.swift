@@ -7,13 +7,19 @@ public enum HTTPRefusal: Sendable, Hashable {
     case ambiguousFraming(String)
     /// The server is stopping: 503 to a request that starts now, or to a reader still waiting.
     case stopping
+    /// The request breaks HTTP/1.1's syntax (RFC 9112): 400, and the connection closes.
+    case malformed(String)
+    /// The body comes in a transfer coding the server does not read (anything but `chunked`
+    /// alone): 501, and the connection closes.
+    case unsupportedTransferCoding(String)
 
     /// The status each refusal is given.
     public var status: Int {
         switch self {
         case .bodyTooLarge: 413
-        case .ambiguousFraming: 400
+        case .ambiguousFraming, .malformed: 400
         case .stopping: 503
+        case .unsupportedTransferCoding: 501
         }
     }
 
@@ -29,6 +35,10 @@ public enum HTTPRefusal: Sendable, Hashable {
         case .stopping:
             text = "the server is stopping"
             headers.append(Header(name: "Retry-After", value: "1"))
+        case .malformed(let reason):
+            text = "the request is malformed: \(reason)"
+        case .unsupportedTransferCoding(let coding):
+            text = "transfer coding \(coding) is not supported"
         }
         return HTTPResponse(status: refusal.status, headers: headers, body: Array("\(text)\n".utf8))
     }

@@ -23,6 +23,8 @@ public final class HTTPResponder: @unchecked Sendable {
     private(set) var bodyTooLarge = false
     /// Bytes of an over-long body read and dropped so far.
     private var discarded = 0
+    /// Where a chunked body starts in libmicrohttpd's buffer, for reading its chunk sizes.
+    private var chunkedBodyStart: UnsafePointer<CChar>?
     private(set) var remoteAddress = ""
     /// Whether the connection was ever suspended (and so listed in `HTTPServer.suspended`).
     private(set) var wasSuspended = false
@@ -104,9 +106,21 @@ public final class HTTPResponder: @unchecked Sendable {
 
     // MARK: - On the connection's thread
 
+    /// The body is chunked and begins at `start` in libmicrohttpd's buffer (nil when unknown).
+    func chunkedBodyStarts(at start: UnsafePointer<CChar>?) {
+        chunkedBodyStart = start
+    }
+
     /// A piece of the body. Past the limit the body is dropped and the request answered 413
     /// once it ends.
     func bodyArrived(_ data: UnsafePointer<CChar>?, count: Int) -> Bool {
+        if let chunkedBodyStart {
+            // A chunk announcing more than would ever be read (the limit, then the drain below) is
+            // cut off at once rather than after the limit's worth arrives. libmicrohttpd 0.9.75
+            // cannot queue an answer in the middle of a body, so it is a close, not a 413.
+            let announced = overlayd_chunk_size_before(chunkedBodyStart, data)
+            if announced > server.maxBodyBytes + HTTPServer.discardLimit { return false }
+        }
         if bodyTooLarge {
             // Reading the rest is what lets the 413 be sent, but not forever: a client that
             // keeps sending well past the limit is cut off.

@@ -30,6 +30,8 @@ public final class HTTPServer: Sendable {
     let inFlight = Atomic<Int>(0)
     /// Set by `beginDraining`: requests that start from then on are refused.
     private let draining = Atomic(false)
+    /// Whether libmicrohttpd keeps the raw request head where the head checks can see it.
+    let parsesInPlace = overlayd_mhd_parses_in_place() != 0
     /// Whether the access log wants each peer's address (looked up as the request completes).
     let recordsAddresses: Bool
     /// Responders waiting with a suspended connection, answered 503 when the server stops.
@@ -60,11 +62,11 @@ public final class HTTPServer: Sendable {
         settings.connection_timeout = UInt32(max(0, options.connectionTimeout))
         settings.per_ip_connection_limit = UInt32(max(0, options.connectionsPerClient))
         settings.connection_memory_limit = max(0, options.connectionMemoryLimit)
-        settings.handler = { context, connection, url, method, _, data, size, slot in
+        settings.handler = { context, connection, url, method, version, data, size, slot in
             // `_withUnsafeGuaranteedRef`: no retain and release of the shared server per call, which
             // two threads would otherwise fight over (the daemon never outlives the server).
             Unmanaged<HTTPServer>.fromOpaque(context!)._withUnsafeGuaranteedRef {
-                $0.access(connection!, url: url, method: method, data: data, size: size!, slot: slot!)
+                $0.access(connection!, url: url, method: method, version: version, data: data, size: size!, slot: slot!)
             }
         }
         settings.completed = { context, connection, slot, _ in
@@ -161,7 +163,7 @@ public final class HTTPServer: Sendable {
     /// makes libmicrohttpd 0.9.75 close the connection after the response.
     fileprivate func access(
         _ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
-        data: UnsafePointer<CChar>?, size: UnsafeMutablePointer<Int>,
+        version: UnsafePointer<CChar>?, data: UnsafePointer<CChar>?, size: UnsafeMutablePointer<Int>,
         slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         guard let existing = slot.pointee else {
@@ -174,12 +176,14 @@ public final class HTTPServer: Sendable {
                 // Answered on the first call: libmicrohttpd then closes the connection after it.
                 return responder.refuse(connection, .stopping) ? .YES : .NO
             }
-            if let problem = HTTPServer.framingProblem(connection) {
-                return responder.refuse(connection, .ambiguousFraming(problem)) ? .YES : .NO
+            let head = overlayd_mhd_check_head(connection, method, version, parsesInPlace ? 1 : 0)
+            if let refusal = HTTPServer.refusal(head) {
+                return responder.refuse(connection, refusal) ? .YES : .NO
             }
-            if let length = header(connection, "Content-Length").flatMap({ Int($0) }), length > maxBodyBytes {
+            if head.content_length > maxBodyBytes {
                 return responder.refuse(connection, .bodyTooLarge(limit: maxBodyBytes)) ? .YES : .NO
             }
+            if head.chunked != 0 { responder.chunkedBodyStarts(at: head.body_start) }
             return .YES
         }
         return Unmanaged<HTTPResponder>.fromOpaque(existing)._withUnsafeGuaranteedRef { responder in
@@ -190,15 +194,30 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    /// Why a request's body cannot be delimited safely, if it cannot (RFC 9112 §6.3): Content-Length
-    /// headers that disagree, or Content-Length beside Transfer-Encoding. libmicrohttpd takes the
-    /// first length, or the chunked coding, and keeps the connection open; a proxy in front that
-    /// read the other length would see another request start in the body (request smuggling).
-    static func framingProblem(_ connection: OpaquePointer) -> String? {
-        switch overlayd_mhd_framing_problem(connection) {
-        case 1: "conflicting Content-Length headers"
-        case 2: "both Content-Length and Transfer-Encoding"
-        default: nil
+    /// What is wrong with a request's head, if anything (RFC 9112), as the refusal to answer it
+    /// with. Two lengths for one body (Content-Length headers that disagree, or one beside
+    /// Transfer-Encoding) would let a proxy in front that read the other length see another
+    /// request start in the body (request smuggling); libmicrohttpd picks one and reads on.
+    private static func refusal(_ head: overlayd_head) -> HTTPRefusal? {
+        switch head.problem {
+        case 0: return nil
+        case Int32(OVERLAYD_HEAD_CONFLICTING_LENGTHS.rawValue):
+            return .ambiguousFraming("conflicting Content-Length headers")
+        case Int32(OVERLAYD_HEAD_LENGTH_AND_CODING.rawValue):
+            return .ambiguousFraming("both Content-Length and Transfer-Encoding")
+        case Int32(OVERLAYD_HEAD_UNKNOWN_CODING.rawValue):
+            let coding = head.coding.map {
+                String(decoding: UnsafeRawBufferPointer(start: $0, count: head.coding_size), as: UTF8.self)
+            }
+            return .unsupportedTransferCoding(coding ?? "")
+        case Int32(OVERLAYD_HEAD_BAD_NAME.rawValue):
+            return .malformed("a header name is not a token (whitespace before the colon?)")
+        case Int32(OVERLAYD_HEAD_CONTROL_CHARACTER.rawValue):
+            return .malformed("a header value holds a control character")
+        case Int32(OVERLAYD_HEAD_BARE_LF.rawValue):
+            return .malformed("a line ends with LF alone, not CR LF")
+        default:
+            return .malformed("a header line holds a NUL")
         }
     }
 

@@ -60,6 +60,12 @@ public struct APIError: Error, Hashable, Sendable {
             self = .badRequest("the body's length is ambiguous: \(reason)")
         case .stopping:
             self = .shuttingDown
+        case .malformed(let reason):
+            self = .badRequest("the request is malformed: \(reason)")
+        case .unsupportedTransferCoding(let coding):
+            self.init(
+                status: refusal.status, code: "not_implemented",
+                message: "transfer coding \(coding) is not supported; send Content-Length or chunked")
         }
     }
 
