@@ -21,4 +21,13 @@ enum ClientSocket {
         let count = recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
         return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
     }
+
+    /// Caps the socket's send queue at about `bytes` (which also ends the kernel's growing it).
+    /// Linux doubles the value asked for, to count its own bookkeeping, and the queue fills to
+    /// about the doubled value: half is asked for.
+    static func limitSendBuffer(_ socket: Int32, to bytes: Int) {
+        guard socket >= 0 else { return }
+        var size = Int32(clamping: bytes / 2)
+        _ = setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
 }

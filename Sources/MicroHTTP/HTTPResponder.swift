@@ -221,6 +221,9 @@ public final class HTTPResponder: @unchecked Sendable {
     ) -> MHD_Result {
         streamed = stream
         server.streams.withLock { $0[ObjectIdentifier(stream)] = stream }
+        if server.streamSendBufferBytes > 0 {
+            ClientSocket.limitSendBuffer(ClientSocket.descriptor(of: connection), to: server.streamSendBufferBytes)
+        }
         let created = MHD_create_response_from_callback(
             UInt64.max, 4096,
             { context, _, buffer, size in

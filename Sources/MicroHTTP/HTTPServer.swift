@@ -24,6 +24,8 @@ public final class HTTPServer: Sendable {
     /// The application's wording of the answers the server gives by itself.
     let refusals: @Sendable (HTTPRefusal) -> HTTPResponse
     let maxBodyBytes: Int
+    /// See `HTTPServerOptions.streamSendBufferBytes`.
+    let streamSendBufferBytes: Int
     private let daemon = Mutex<Daemon?>(nil)
     private let boundPort = Atomic<Int>(0)
     /// Requests between their first byte and their completion.
@@ -46,6 +48,7 @@ public final class HTTPServer: Sendable {
         self.observer = observer
         self.refusals = options.refusals
         self.maxBodyBytes = options.maxBodyBytes
+        self.streamSendBufferBytes = options.streamSendBufferBytes
         self.recordsAddresses = options.recordsAddresses
         guard (0...65535).contains(options.port) else { throw HTTPServerError.invalidPort(options.port) }
         guard let address = SocketAddress(host: options.host, port: UInt16(options.port)) else {

@@ -18,6 +18,10 @@ public struct HTTPServerOptions: Sendable {
     public var recordsAddresses: Bool = true
     /// Per-connection memory for headers and buffers; bounds the size of a request head.
     public var connectionMemoryLimit: Int = 0
+    /// About the most a streamed response's connection holds in the kernel's send queue, so that
+    /// a client that stops reading pins a bounded amount there too (`HTTPStream` bounds what waits
+    /// in the process); 0 leaves the kernel's own sizing, which grows to megabytes.
+    public var streamSendBufferBytes: Int = 0
     /// The answers the server gives by itself (a body too large, a stop, …), in the
     /// application's own format.
     public var refusals: @Sendable (HTTPRefusal) -> HTTPResponse = HTTPRefusal.plainText

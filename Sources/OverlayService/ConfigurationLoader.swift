@@ -227,6 +227,7 @@ public enum ConfigurationLoader {
             try limits.rejectUnknown([
                 "maxBodyBytes", "connectionLimit", "connectionTimeout", "maxChannels", "eventBufferBytes",
                 "connectionsPerClient", "connectionMemoryBytes", "writesPerSecond", "writeBurst",
+                "streamSendBufferBytes",
             ])
             try limits.integer("maxBodyBytes", in: 1...(16 * 1024 * 1024)) { c.maxBodyBytes = $0 }
             try limits.integer("connectionLimit", in: 1...1_000_000) { c.connectionLimit = $0 }
@@ -237,6 +238,7 @@ public enum ConfigurationLoader {
             try limits.integer("connectionMemoryBytes", in: 4096...(16 * 1024 * 1024)) { c.connectionMemoryBytes = $0 }
             try limits.number("writesPerSecond", in: 0...1_000_000) { c.writesPerSecond = $0 }
             try limits.integer("writeBurst", in: 1...10_000_000) { c.writeBurst = $0 }
+            try limits.integer("streamSendBufferBytes", in: 0...(64 * 1024 * 1024)) { c.streamSendBufferBytes = $0 }
         }
         try reader.rejectUnknown(ConfigurationLoader.topLevelKeys)
         configuration = c

@@ -25,6 +25,7 @@ public final class OverlayServer: Sendable {
         options.connectionTimeout = configuration.connectionTimeout
         options.connectionsPerClient = configuration.connectionsPerClient
         options.connectionMemoryLimit = configuration.connectionMemoryBytes
+        options.streamSendBufferBytes = configuration.streamSendBufferBytes
         options.recordsAddresses = configuration.accessLog
         options.refusals = { APIError($0).response }
         let log = configuration.accessLog

@@ -35,6 +35,9 @@ public struct ServiceConfiguration: Hashable, Sendable, CustomStringConvertible 
     public var maxChannels = 1000
     /// Bytes an event stream may hold for a slow reader before it keeps only the latest event.
     public var eventBufferBytes = 64 * 1024
+    /// About the most an event stream's connection holds in the kernel's send queue for a reader
+    /// that does not read; 0 leaves the kernel's own sizing (megabytes per connection).
+    public var streamSendBufferBytes = 64 * 1024
     /// Seconds between the comment lines that keep an idle event stream open.
     public var heartbeatSeconds = 15.0
     /// Connections open at once from one address; 0 is no limit. Bounds what one client can

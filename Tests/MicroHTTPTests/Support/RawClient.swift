@@ -8,7 +8,7 @@ struct RawClientError: Error, CustomStringConvertible {
 
 /// A socket on loopback that sends bytes exactly as given: for requests no HTTP library would
 /// write.
-struct RawClient: ~Copyable {
+final class RawClient {
     let socket: Int32
 
     init(port: Int, timeoutSeconds: Int = 5) throws {
