@@ -308,4 +308,21 @@ static inline long long overlayd_chunk_size_before(const char *body_start, const
     return digits > 0 ? size : -1;
 }
 
+/* Feeds a whole body to libmicrohttpd's post processor, which calls `visit` for each field (a
+   long value in several pieces, `off` giving each piece's place). A request that names no content
+   type is taken as application/x-www-form-urlencoded when `assume_urlencoded`, the way
+   libmicrohttpd's manual suggests for clients that leave the type out. Returns 1 when the body
+   was a form of its type from end to end, 0 otherwise (another type, or malformed). */
+static inline int overlayd_mhd_decode_form(struct MHD_Connection *connection, const char *body, size_t size,
+                                           MHD_PostDataIterator visit, void *context, int assume_urlencoded) {
+    if (assume_urlencoded && MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE) == NULL)
+        MHD_set_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE,
+                                 MHD_HTTP_POST_ENCODING_FORM_URLENCODED);
+    struct MHD_PostProcessor *processor = MHD_create_post_processor(connection, 1024, visit, context);
+    if (processor == NULL) return 0;
+    enum MHD_Result fed = size > 0 ? MHD_post_process(processor, body, size) : MHD_YES;
+    enum MHD_Result finished = MHD_destroy_post_processor(processor);
+    return fed == MHD_YES && finished == MHD_YES;
+}
+
 #endif

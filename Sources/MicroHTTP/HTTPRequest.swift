@@ -19,6 +19,9 @@ public struct HTTPRequest: Sendable {
     private var givenAddress: String
     /// The live connection's headers, valid while the handler runs.
     var lookup: HTTPResponder?
+    /// The form fields of a request built by hand (`formFields()`); a request from the server
+    /// decodes its body on demand instead.
+    public var form: [FormField]?
 
     public init(
         method: String, path: String, query: [QueryItem] = [], headers: [Header] = [], body: [UInt8] = [],
@@ -51,5 +54,14 @@ public struct HTTPRequest: Sendable {
         if let lookup { return lookup.header(name) }
         return headers.first { $0.name.utf8.count == name.utf8.count && $0.name.lowercased() == name.lowercased() }?
             .value
+    }
+
+    /// The body decoded as a form by libmicrohttpd's post processor: `multipart/form-data`, or
+    /// `application/x-www-form-urlencoded`, which a request that names no type is taken to be.
+    /// Nil when the body is not a well-formed form of its type, or has another type. For a request
+    /// from the server, only while its handler runs; a request built by hand answers `form`.
+    public func formFields() -> [FormField]? {
+        if let lookup { return lookup.formFields(of: body) }
+        return form
     }
 }

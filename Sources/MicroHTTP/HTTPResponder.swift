@@ -255,6 +255,41 @@ public final class HTTPResponder: @unchecked Sendable {
         }
     }
 
+    /// The body decoded as a form, while the handler runs (see `HTTPRequest.formFields()`).
+    func formFields(of body: [UInt8]) -> [FormField]? {
+        guard lookupOpen.load(ordering: .acquiring) else { return nil }
+        let type = header("Content-Type")
+        let urlEncoded = type.map { $0.lowercased().hasPrefix("application/x-www-form-urlencoded") } ?? true
+        if urlEncoded && !FormField.isURLEncodedForm(body) { return nil }
+        final class Collector {
+            var fields: [FormField] = []
+        }
+        let collector = Collector()
+        let decoded = withExtendedLifetime(collector) {
+            body.withUnsafeBytes { bytes in
+                overlayd_mhd_decode_form(
+                    connection, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count,
+                    { context, _, key, filename, contentType, _, data, offset, size in
+                        let collector = Unmanaged<Collector>.fromOpaque(context!).takeUnretainedValue()
+                        let name = key.map { String(cString: $0) } ?? ""
+                        // A long value comes in pieces; each after the first continues the last field.
+                        if offset > 0, let last = collector.fields.indices.last, collector.fields[last].name == name {
+                            collector.fields[last].value.append(
+                                contentsOf: UnsafeRawBufferPointer(start: data, count: size))
+                        } else {
+                            collector.fields.append(
+                                FormField(
+                                    name: name, value: Array(UnsafeRawBufferPointer(start: data, count: size)),
+                                    filename: filename.map { String(cString: $0) },
+                                    contentType: contentType.map { String(cString: $0) }))
+                        }
+                        return .YES
+                    }, Unmanaged.passUnretained(collector).toOpaque(), type == nil ? 1 : 0)
+            }
+        }
+        return decoded != 0 ? collector.fields : nil
+    }
+
     /// The peer's address while the handler runs ("" afterwards).
     var lookedUpAddress: String {
         guard lookupOpen.load(ordering: .acquiring) else { return "" }

@@ -43,7 +43,8 @@ public struct APIError: Error, Hashable, Sendable {
     static func unsupportedMediaType(_ type: String) -> APIError {
         APIError(
             status: 415, code: "unsupported_media_type",
-            message: "cannot read a body of type \(type); send application/json or text/plain")
+            message:
+                "cannot read a body of type \(type); send application/json, text/plain, a form or multipart/form-data")
     }
 
     /// The answer to a request the server will not finish because it is stopping.
