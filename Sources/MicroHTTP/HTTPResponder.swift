@@ -224,8 +224,11 @@ public final class HTTPResponder: @unchecked Sendable {
         if server.streamSendBufferBytes > 0 {
             ClientSocket.limitSendBuffer(ClientSocket.descriptor(of: connection), to: server.streamSendBufferBytes)
         }
+        // The block is libmicrohttpd's own buffer per response, used only when the body is not
+        // chunked (an HTTP/1.0 client); a chunked stream is written into the connection's pool.
+        // 512 bytes rather than 4 KiB: every idle stream keeps one.
         let created = MHD_create_response_from_callback(
-            UInt64.max, 4096,
+            UInt64.max, 512,
             { context, _, buffer, size in
                 Unmanaged<HTTPStream>.fromOpaque(context!).takeUnretainedValue().read(into: buffer!, capacity: size)
             },
