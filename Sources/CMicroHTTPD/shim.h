@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <sys/socket.h>
+#include <sys/ioctl.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <string.h>
@@ -323,6 +324,12 @@ static inline int overlayd_mhd_decode_form(struct MHD_Connection *connection, co
     enum MHD_Result fed = size > 0 ? MHD_post_process(processor, body, size) : MHD_YES;
     enum MHD_Result finished = MHD_destroy_post_processor(processor);
     return fed == MHD_YES && finished == MHD_YES;
+}
+
+/* Bytes waiting unread in a socket's receive queue (0 on error). ioctl is variadic. */
+static inline int overlayd_unread_bytes(int socket) {
+    int count = 0;
+    return ioctl(socket, FIONREAD, &count) == 0 ? count : 0;
 }
 
 #endif

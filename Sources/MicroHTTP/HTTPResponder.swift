@@ -28,6 +28,8 @@ public final class HTTPResponder: @unchecked Sendable {
     private(set) var remoteAddress = ""
     /// Whether the connection was ever suspended (and so listed in `HTTPServer.suspended`).
     private(set) var wasSuspended = false
+    /// The connection's socket, looked up when it was suspended.
+    private var suspendedSocket: Int32 = -1
     /// What was queued, for the access record; a stream's bytes are counted by the stream.
     private var sentStatus = 0
     private var sentBytes = 0
@@ -163,6 +165,7 @@ public final class HTTPResponder: @unchecked Sendable {
             wasSuspended = true
             server.suspended.withLock { $0[ObjectIdentifier(self)] = self }
             let socket = ClientSocket.descriptor(of: connection)
+            suspendedSocket = socket
             MHD_suspend_connection(connection)
             if case .resume = machine.withLock({ $0.suspendCompleted(socket: socket) }) {
                 MHD_resume_connection(connection)
@@ -321,7 +324,11 @@ public final class HTTPResponder: @unchecked Sendable {
             // that it is over.
             stream.released()
         }
-        guard let streamed else { return (sentStatus, sentBytes) }
+        guard let streamed else {
+            // Its next request may be one libmicrohttpd's epoll loop leaves unread.
+            if wasSuspended { server.resumeWatch.watch(suspendedSocket) }
+            return (sentStatus, sentBytes)
+        }
         server.streams.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(streamed)) }
         return (sentStatus, streamed.bytesSent)
     }

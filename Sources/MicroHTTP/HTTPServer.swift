@@ -28,6 +28,8 @@ public final class HTTPServer: Sendable {
     let streamSendBufferBytes: Int
     private let daemon = Mutex<Daemon?>(nil)
     private let boundPort = Atomic<Int>(0)
+    /// Connections answered after a suspension, until their next request starts.
+    let resumeWatch = ResumedConnectionWatch()
     /// Requests between their first byte and their completion.
     let inFlight = Atomic<Int>(0)
     /// Set by `beginDraining`: requests that start from then on are refused.
@@ -42,6 +44,9 @@ public final class HTTPServer: Sendable {
     let streams = Mutex([ObjectIdentifier: HTTPStream]())
     /// The port the server listens on.
     public var port: Int { boundPort.load(ordering: .relaxed) }
+
+    /// The version of the libmicrohttpd in use ("0.9.75").
+    public static var libraryVersion: String { String(cString: MHD_get_version()) }
 
     public init(options: HTTPServerOptions, handler: @escaping Handler, observer: AccessObserver? = nil) throws {
         self.handler = handler
@@ -89,6 +94,7 @@ public final class HTTPServer: Sendable {
         guard let started else { throw HTTPServerError.cannotStart(host: options.host, port: options.port) }
         boundPort.store(Int(overlayd_mhd_bound_port(started)), ordering: .relaxed)
         daemon.withLock { $0 = Daemon(pointer: started) }
+        if options.watchesResumedConnections { resumeWatch.start() }
     }
 
     /// Closes the listening socket: no new connection is accepted; open ones go on. Idempotent.
@@ -139,6 +145,7 @@ public final class HTTPServer: Sendable {
             responder.respond(refusals(.stopping))
         }
         waitUntilIdle(grace: grace)
+        resumeWatch.stop()
         MHD_stop_daemon(running)
     }
 
@@ -175,6 +182,7 @@ public final class HTTPServer: Sendable {
                 method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/")
             slot.pointee = Unmanaged.passRetained(responder).toOpaque()
             inFlight.add(1, ordering: .relaxed)
+            if resumeWatch.isWatching { resumeWatch.unwatch(ClientSocket.descriptor(of: connection)) }
             if draining.load(ordering: .acquiring) {
                 // Answered on the first call: libmicrohttpd then closes the connection after it.
                 return responder.refuse(connection, .stopping) ? .YES : .NO

@@ -22,6 +22,9 @@ public struct HTTPServerOptions: Sendable {
     /// a client that stops reading pins a bounded amount there too (`HTTPStream` bounds what waits
     /// in the process); 0 leaves the kernel's own sizing, which grows to megabytes.
     public var streamSendBufferBytes: Int = 0
+    /// Whether connections answered after a suspension are watched for a next request that
+    /// libmicrohttpd's epoll loop leaves unread (see `ResumedConnectionWatch`); off only in tests.
+    var watchesResumedConnections = true
     /// The answers the server gives by itself (a body too large, a stop, …), in the
     /// application's own format.
     public var refusals: @Sendable (HTTPRefusal) -> HTTPResponse = HTTPRefusal.plainText
