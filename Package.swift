@@ -51,6 +51,8 @@ let package = Package(
             name: "RequestDecoderFuzz", dependencies: ["OverlayService", "OverlayEngine", "MicroHTTP", "Platform"],
             path: "Fuzz/RequestDecoderFuzz", swiftSettings: strict),
         .testTarget(name: "OverlayEngineTests", dependencies: ["OverlayEngine"], swiftSettings: strict),
+        // The responder's and the stream's state machines, driven without sockets.
+        .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP"], swiftSettings: strict),
         .testTarget(
             name: "OverlayServiceTests",
             dependencies: ["OverlayService", "OverlayEngine", "MicroHTTP", "Platform"],
