@@ -70,6 +70,8 @@ let package = Package(
             name: "RequestDecoderFuzz", dependencies: ["OverlayService", "OverlayEngine", "MicroHTTP", "Platform"],
             path: "Fuzz/RequestDecoderFuzz", swiftSettings: strict),
         .testTarget(name: "OverlayEngineTests", dependencies: ["OverlayEngine"], swiftSettings: strict),
+        // The responder's and the stream's state machines, driven without sockets.
+        .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP"], swiftSettings: strict),
         // The client and its commands against the built `overlayd` binary as a child process (and
         // `watch` under tmux), never through the server's modules; the client through both
         // transports.

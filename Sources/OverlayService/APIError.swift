@@ -43,7 +43,31 @@ public struct APIError: Error, Hashable, Sendable {
     static func unsupportedMediaType(_ type: String) -> APIError {
         APIError(
             status: 415, code: "unsupported_media_type",
-            message: "cannot read a body of type \(type); send application/json or text/plain")
+            message:
+                "cannot read a body of type \(type); send application/json, text/plain, a form or multipart/form-data")
+    }
+
+    /// The answer to a request the server will not finish because it is stopping.
+    static let shuttingDown = APIError(
+        status: 503, code: "shutting_down", message: "the server is stopping",
+        headers: [Header(name: "Retry-After", value: "1")])
+
+    /// The answers the HTTP server gives by itself, in this API's format.
+    init(_ refusal: HTTPRefusal) {
+        switch refusal {
+        case .bodyTooLarge(let limit):
+            self.init(status: refusal.status, code: "payload_too_large", message: "the body is over \(limit) bytes")
+        case .ambiguousFraming(let reason):
+            self = .badRequest("the body's length is ambiguous: \(reason)")
+        case .stopping:
+            self = .shuttingDown
+        case .malformed(let reason):
+            self = .badRequest("the request is malformed: \(reason)")
+        case .unsupportedTransferCoding(let coding):
+            self.init(
+                status: refusal.status, code: "not_implemented",
+                message: "transfer coding \(coding) is not supported; send Content-Length or chunked")
+        }
     }
 
     /// The HTTP meaning of an engine refusal.

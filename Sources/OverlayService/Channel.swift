@@ -260,7 +260,7 @@ final class Channel: Sendable {
             defer { state.waiters = [] }
             return (state.waiters, Array(state.subscribers.values))
         }
-        for waiter in waiters { waiter.responder.respond(HTTPServer.stopping) }
+        for waiter in waiters { waiter.responder.respond(APIError.shuttingDown.response) }
         for subscriber in subscribers { subscriber.stream.end() }
     }
 

@@ -254,6 +254,7 @@ public enum ConfigurationLoader {
             try limits.rejectUnknown([
                 "maxBodyBytes", "connectionLimit", "connectionTimeout", "maxChannels", "eventBufferBytes",
                 "connectionsPerClient", "connectionMemoryBytes", "writesPerSecond", "writeBurst", "publishQueue",
+                "streamSendBufferBytes",
             ])
             try limits.integer("maxBodyBytes", in: 1...(16 * 1024 * 1024)) { c.maxBodyBytes = $0 }
             try limits.integer("connectionLimit", in: 1...1_000_000) { c.connectionLimit = $0 }
@@ -265,6 +266,7 @@ public enum ConfigurationLoader {
             try limits.number("writesPerSecond", in: 0...1_000_000) { c.writesPerSecond = $0 }
             try limits.integer("writeBurst", in: 1...10_000_000) { c.writeBurst = $0 }
             try limits.integer("publishQueue", in: 1...10_000) { c.publishQueue = $0 }
+            try limits.integer("streamSendBufferBytes", in: 0...(64 * 1024 * 1024)) { c.streamSendBufferBytes = $0 }
         }
         try CrossOriginPolicy.read(reader, into: &c)
         try readStatusBar(reader, into: &c)

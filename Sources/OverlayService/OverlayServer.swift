@@ -25,9 +25,11 @@ public final class OverlayServer: Sendable {
         options.connectionTimeout = configuration.connectionTimeout
         options.connectionsPerClient = configuration.connectionsPerClient
         options.connectionMemoryLimit = configuration.connectionMemoryBytes
+        options.streamSendBufferBytes = configuration.streamSendBufferBytes
         options.recordsAddresses = configuration.accessLog
         options.responseHeaders = service.guardian.crossOrigin.responseHeaders
         options.originHeaders = service.guardian.crossOrigin.originHeaders
+        options.refusals = { APIError($0).response }
         let log = configuration.accessLog
         let metrics = service.metrics
         do {
@@ -36,9 +38,9 @@ public final class OverlayServer: Sendable {
                 handler: { request, responder in
                     service.handle(request, responder)
                 },
-                observer: { exchange in
-                    metrics.responded(status: exchange.status)
-                    if log { AccessLog.write(exchange) }
+                observer: { record in
+                    metrics.responded(status: record.status)
+                    if log { AccessLog.write(record) }
                 })
         } catch {
             service.shutdown()
@@ -75,9 +77,9 @@ public final class OverlayServer: Sendable {
 
 /// One line per request on standard error (spec §7): a fixed message and `key=value` fields.
 enum AccessLog {
-    static func write(_ exchange: HTTPExchange) {
-        var line = "access method=\(exchange.method) path=\(escaped(exchange.path)) status=\(exchange.status)"
-        line += " bytes=\(exchange.bytes) us=\(exchange.microseconds) client=\(exchange.remoteAddress)\n"
+    static func write(_ record: AccessRecord) {
+        var line = "access method=\(record.method) path=\(escaped(record.path)) status=\(record.status)"
+        line += " bytes=\(record.bytes) us=\(record.microseconds) client=\(record.remoteAddress)\n"
         Diagnostics.write(line)
     }
 

@@ -1,7 +1,7 @@
 import MicroHTTP
 
 /// The named values a write request carries: its query parameters and the members of its JSON
-/// object body, or its plain-text body under one name (spec §5 "Bodies").
+/// object body or the fields of its form body, or its plain-text body under one name.
 ///
 /// Query values are text and are converted on reading (`duration=2.5`, `immediate=true`); JSON
 /// values must already have the right type. A name given twice, in the query and the body or twice
@@ -32,7 +32,7 @@ package struct RequestFields {
                 throw .badRequest("query parameter \(item.name) is given twice", field: item.name)
             }
         }
-        switch try RequestFields.readBody(request) {
+        switch try RequestFields.readBody(request, textField: textField) {
         case .none:
             break
         case .object(let members):
@@ -49,8 +49,32 @@ package struct RequestFields {
             guard add(textField, .text(text)) else {
                 throw .badRequest("\(textField) is given both in the query and as the body", field: textField)
             }
+        case .form(let form):
+            for field in form {
+                guard let value = String(validating: field.value, as: UTF8.self) else {
+                    throw .badRequest("\(field.name) is not valid UTF-8", field: field.name)
+                }
+                guard add(field.name, .query(value)) else {
+                    throw .badRequest(
+                        "\(field.name) is given twice in the body, or in the query too", field: field.name)
+                }
+            }
         }
     }
+
+    /// The names a form body's fields must all have to be read as fields rather than as the text,
+    /// for each endpoint's text field.
+    private static func formNames(textField: String?) -> Set<String> {
+        switch textField {
+        case "text": messageFields
+        case "orientation": ["orientation"]
+        case "device": ["device"]
+        case "advance": ["advance", "to"]
+        default: []
+        }
+    }
+
+    private static let messageFields: Set<String> = ["kind", "text", "progress", "duration", "immediate", "key"]
 
     private func position(of name: String) -> Int? {
         index.position(of: name, in: fields.lazy.map { $0.name })
@@ -72,19 +96,34 @@ package struct RequestFields {
         case none
         case object([JSONMember])
         case text(String)
+        case form([FormField])
     }
 
-    /// JSON for `application/json`; for text/plain, form-encoded (what `curl -d` sends) or no type,
-    /// JSON when the first non-blank character is `{` and verbatim text otherwise; 415 for the rest.
-    private static func readBody(_ request: HTTPRequest) throws(APIError) -> Body {
+    /// JSON for `application/json`; the text, verbatim, for `text/plain`. Form-encoded (what
+    /// `curl -d` sends) or no type: JSON when the first non-blank character is `{`, the fields
+    /// when the body decodes as a form whose every name is in `formNames`, else the text.
+    /// `multipart/form-data`: its fields. 415 for the rest. The form names are those of the
+    /// endpoint whose text field is `textField`.
+    private static func readBody(_ request: HTTPRequest, textField: String?) throws(APIError) -> Body {
         let mediaType = request.header("Content-Type").map(RequestFields.mediaType) ?? ""
         let isJSON: Bool
         switch mediaType {
         case "application/json":
             isJSON = true
-        case "", "text/plain", "application/x-www-form-urlencoded":
+        case "text/plain":
+            isJSON = false
+        case "", "application/x-www-form-urlencoded":
             let firstNonBlank = request.body.first { !isBlank($0) }
             isJSON = firstNonBlank == UInt8(ascii: "{")
+            if !isJSON, !request.body.isEmpty, let form = request.formFields(), !form.isEmpty {
+                let names = formNames(textField: textField)
+                if form.allSatisfy({ names.contains($0.name) }) { return .form(form) }
+            }
+        case "multipart/form-data":
+            guard let form = request.formFields() else {
+                throw .badRequest("the body is not valid multipart/form-data")
+            }
+            return form.isEmpty ? .none : .form(form)
         default:
             if mediaType.hasSuffix("+json") {
                 isJSON = true

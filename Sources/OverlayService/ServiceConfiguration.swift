@@ -35,13 +35,18 @@ public struct ServiceConfiguration: Hashable, Sendable, CustomStringConvertible 
     public var maxChannels = 1000
     /// Bytes an event stream may hold for a slow reader before it keeps only the latest event.
     public var eventBufferBytes = 64 * 1024
+    /// About the most an event stream's connection holds in the kernel's send queue for a reader
+    /// that does not read; 0 leaves the kernel's own sizing (megabytes per connection).
+    public var streamSendBufferBytes = 64 * 1024
     /// Seconds between the comment lines that keep an idle event stream open.
     public var heartbeatSeconds = 15.0
     /// Connections open at once from one address; 0 is no limit. Bounds what one client can
     /// hold (slowloris) well below `connectionLimit`.
     public var connectionsPerClient = 256
     /// Per-connection memory for the request head and buffers (a head that does not fit is refused).
-    public var connectionMemoryBytes = 32 * 1024
+    /// Every open connection keeps it, idle readers too: 8 KiB takes heads up to about 7.5 KB and
+    /// keeps an idle event stream near 10 KB all told (32 KiB made it 26 KB).
+    public var connectionMemoryBytes = 8 * 1024
     /// Writes per second a client (by address) may make on average; 0 turns the limit off.
     public var writesPerSecond = 100.0
     /// Writes a client may make at once before the average applies.

@@ -101,8 +101,9 @@ struct MessagesAPITests {
         #expect(json.json["text"]?.string == "from json")
         #expect(json.json["kind"]?.string == "failed")
 
-        // The same rule for text/plain: a `{` body is JSON, and must then be valid JSON.
-        let braces = try live.request("POST", "/messages", headers: [("Content-Type", "text/plain")], body: "{oops")
+        // The same rule for the form type: a `{` body is JSON, and must then be valid JSON.
+        let form = ("Content-Type", "application/x-www-form-urlencoded")
+        let braces = try live.request("POST", "/messages", headers: [form], body: "{oops")
         expectError(braces, status: 400, code: "invalid_json")
         // A body that merely contains braces later is text.
         let later = try live.request("POST", "/messages", headers: [("Content-Type", "text/plain")], body: "a {b}")

@@ -41,7 +41,8 @@ struct RouteTests {
     /// Content types are matched without regard to case or parameters; `+json` types are JSON.
     @Test(arguments: [
         "application/json", "Application/JSON; charset=UTF-8", " application/json ; charset=utf-8",
-        "application/merge-patch+json", "TEXT/PLAIN", "application/x-www-form-urlencoded; charset=utf-8", "",
+        "application/merge-patch+json", "APPLICATION/X-WWW-FORM-URLENCODED",
+        "application/x-www-form-urlencoded; charset=utf-8", "",
     ])
     func contentTypes(type: String) throws {
         let service = try Self.service()

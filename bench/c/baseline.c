@@ -2,7 +2,8 @@
  *
  * Same daemon setup as overlayd (Sources/MicroHTTP/HTTPServer.swift, Sources/CMicroHTTPD/shim.h):
  * MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, a thread pool of
- * --threads (default 2), connection limit 1024 and idle timeout 30 s (overlayd's defaults), bound
+ * --threads (default 2), connection limit 1024, idle timeout 30 s and a per-connection memory pool
+ * of --memory bytes (default 8192) (overlayd's defaults: limits.connectionMemoryBytes), bound
  * to 127.0.0.1. It does the least a server with overlayd's HTTP surface can do:
  *
  *   GET  /overlay            a fixed JSON of the size of overlayd's answer while a message slides
@@ -17,7 +18,7 @@
  *   anything else            404.
  *
  * Answers are queued on the last access-handler call, never the first: with libmicrohttpd 0.9.75
- * an answer queued on the first call closes the connection after it (NOTES-libmicrohttpd.md).
+ * an answer queued on the first call closes the connection after it (see bench/README.md).
  *
  * Build: cc -O2 -o baseline baseline.c -lmicrohttpd -lpthread
  */
@@ -338,13 +339,18 @@ static void completed(void *cls, struct MHD_Connection *connection, void **con_c
 int main(int argc, char **argv) {
     int port = 8081;
     unsigned threads = 2;
+    /* libmicrohttpd clears a connection's pool for every request: the same size as overlayd's,
+       or the comparison measures the memset. */
+    size_t memory = 8192;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--port") == 0 && i + 1 < argc) port = atoi(argv[++i]);
         else if (strncmp(argv[i], "--port=", 7) == 0) port = atoi(argv[i] + 7);
         else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) threads = (unsigned) atoi(argv[++i]);
         else if (strncmp(argv[i], "--threads=", 10) == 0) threads = (unsigned) atoi(argv[i] + 10);
+        else if (strcmp(argv[i], "--memory") == 0 && i + 1 < argc) memory = (size_t) atol(argv[++i]);
+        else if (strncmp(argv[i], "--memory=", 9) == 0) memory = (size_t) atol(argv[i] + 9);
         else {
-            fprintf(stderr, "usage: baseline [--port N] [--threads N]\n");
+            fprintf(stderr, "usage: baseline [--port N] [--threads N] [--memory BYTES]\n");
             return 2;
         }
     }
@@ -366,6 +372,7 @@ int main(int argc, char **argv) {
     if (threads > 1) items[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE, (intptr_t) threads, NULL};
     items[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, 1024, NULL};
     items[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, 30, NULL};
+    if (memory) items[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t) memory, NULL};
     items[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 
@@ -383,7 +390,7 @@ int main(int argc, char **argv) {
     }
     pthread_t timer;
     pthread_create(&timer, NULL, timeouts, NULL);
-    fprintf(stderr, "baseline listening host=127.0.0.1 port=%d threads=%u\n", port, threads);
+    fprintf(stderr, "baseline listening host=127.0.0.1 port=%d threads=%u memory=%zu\n", port, threads, memory);
     int received;
     sigwait(&signals, &received);
     /* Suspended connections make MHD_stop_daemon complain; a benchmark server just leaves. */

@@ -1,0 +1,39 @@
+/// How the server listens and what it allows.
+public struct HTTPServerOptions: Sendable {
+    /// An IPv4 or IPv6 literal, or `localhost`.
+    public var host: String = "127.0.0.1"
+    /// 0 picks a free port; `HTTPServer.port` tells which.
+    public var port: Int = 8080
+    /// Threads of libmicrohttpd's pool; each runs its own epoll loop.
+    public var threads: Int = 2
+    /// Bodies longer than this are answered 413 as soon as they pass it.
+    public var maxBodyBytes: Int = 16 * 1024
+    /// Connections open at once; 0 leaves libmicrohttpd's default (FD_SETSIZE − 4 per thread).
+    public var connectionLimit: Int = 0
+    /// Connections open at once from one address; 0 is no limit.
+    public var connectionsPerClient: Int = 0
+    /// Seconds a connection may stay idle; 0 is forever.
+    public var connectionTimeout: Int = 0
+    /// Whether `AccessRecord.remoteAddress` is filled in for the observer (the access log).
+    public var recordsAddresses: Bool = true
+    /// Per-connection memory for headers and buffers; bounds the size of a request head.
+    public var connectionMemoryLimit: Int = 0
+    /// About the most a streamed response's connection holds in the kernel's send queue, so that
+    /// a client that stops reading pins a bounded amount there too (`HTTPStream` bounds what waits
+    /// in the process); 0 leaves the kernel's own sizing, which grows to megabytes.
+    public var streamSendBufferBytes: Int = 0
+    /// Whether connections answered after a suspension are watched for a next request that
+    /// libmicrohttpd's epoll loop leaves unread (see `ResumedConnectionWatch`); off only in tests.
+    var watchesResumedConnections = true
+    /// The answers the server gives by itself (a body too large, a stop, …), in the
+    /// application's own format.
+    public var refusals: @Sendable (HTTPRefusal) -> HTTPResponse = HTTPRefusal.plainText
+    /// Headers sent with every response, the server's own refusals included (CORS headers that
+    /// are the same for every request).
+    public var responseHeaders: [Header] = []
+    /// Headers for a response to a request that sends `Origin`, given its value (CORS with a list
+    /// of origins, echoed one by one). Nil when none depends on it: `Origin` is then not looked up.
+    public var originHeaders: (@Sendable (String) -> [Header])?
+
+    public init() {}
+}

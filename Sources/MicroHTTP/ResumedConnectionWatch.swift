@@ -1,0 +1,129 @@
+private import CMicroHTTPD
+import Platform
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Watches the connections whose last request was answered after a suspension, and makes the
+/// kernel signal libmicrohttpd again for any whose next request sits unread.
+///
+/// libmicrohttpd 0.9.75's epoll loop is edge-triggered, and after a mass resume (a long-poll
+/// fan-out) it sometimes takes the readiness of the waiters' next requests without serving them:
+/// one pool thread's share of the connections then holds a request nobody reads until the idle
+/// timeout, although they are in that thread's epoll set and the thread keeps running. A fresh
+/// readiness event gets each one served at once, and setting `SO_RCVLOWAT` (to its default, 1)
+/// makes the kernel raise one for a socket with data waiting. So, until its next request starts,
+/// such a connection's receive queue is looked at every 20 ms, and a non-empty one is woken that
+/// way (harmless when the loop was about to read it anyway).
+final class ResumedConnectionWatch: Sendable {
+    /// Seconds a connection is watched for its next request at most.
+    static let watchNanoseconds: Int64 = 30_000_000_000
+    static let tickMilliseconds: Int32 = 20
+
+    /// Socket → the time its watch ends.
+    private let watched = Mutex<[Int32: Int64]>([:])
+    /// How many are watched, read without the lock on every request's first call.
+    private let count = Atomic(0)
+    private let stopped = Atomic(false)
+    private let thread = Mutex<pthread_t?>(nil)
+    /// A byte written here wakes the thread: a first connection to watch, or the stop.
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+
+    init() {
+        var ends: [Int32] = [-1, -1]
+        if pipe(&ends) == 0 {
+            _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+            _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+            _ = fcntl(ends[1], F_SETFL, O_NONBLOCK)
+        }
+        wakeRead = ends[0]
+        wakeWrite = ends[1]
+    }
+
+    deinit {
+        if wakeRead >= 0 { close(wakeRead) }
+        if wakeWrite >= 0 { close(wakeWrite) }
+    }
+
+    /// Whether any connection is watched (cheap: for the request path).
+    var isWatching: Bool { count.load(ordering: .relaxed) > 0 }
+
+    /// Watches `socket` until its next request starts (`unwatch`), or for 30 s.
+    func watch(_ socket: Int32) {
+        guard socket >= 0 else { return }
+        let wasEmpty = watched.withLock { watched -> Bool in
+            let wasEmpty = watched.isEmpty
+            watched[socket] = MonotonicClock.nanoseconds() + ResumedConnectionWatch.watchNanoseconds
+            count.store(watched.count, ordering: .relaxed)
+            return wasEmpty
+        }
+        if wasEmpty { wake() }
+    }
+
+    /// A request started on `socket`: libmicrohttpd is reading it.
+    func unwatch(_ socket: Int32) {
+        watched.withLock { watched in
+            guard watched.removeValue(forKey: socket) != nil else { return }
+            count.store(watched.count, ordering: .relaxed)
+        }
+    }
+
+    func start() {
+        var created = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let result = pthread_create(
+            &created, nil,
+            { context in
+                Unmanaged<ResumedConnectionWatch>.fromOpaque(context!).takeRetainedValue().run()
+                return nil
+            }, context)
+        if result == 0 {
+            thread.withLock { $0 = created }
+        } else {
+            Unmanaged<ResumedConnectionWatch>.fromOpaque(context).release()
+        }
+    }
+
+    /// Ends the watch and waits for its thread. Idempotent.
+    func stop() {
+        stopped.store(true, ordering: .releasing)
+        wake()
+        guard
+            let running = thread.withLock({ thread -> pthread_t? in
+                defer { thread = nil }
+                return thread
+            })
+        else { return }
+        pthread_join(running, nil)
+    }
+
+    private func wake() {
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+    }
+
+    private func run() {
+        var drain = [UInt8](repeating: 0, count: 64)
+        while !stopped.load(ordering: .acquiring) {
+            var wakeUp = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
+            // Asleep while nothing is watched; a tick at a time while something is.
+            if poll(&wakeUp, 1, isWatching ? ResumedConnectionWatch.tickMilliseconds : -1) > 0 {
+                _ = drain.withUnsafeMutableBytes { read(wakeRead, $0.baseAddress, $0.count) }
+            }
+            if stopped.load(ordering: .acquiring) { break }
+            let now = MonotonicClock.nanoseconds()
+            let sockets = watched.withLock { watched -> [Int32] in
+                watched = watched.filter { $0.value > now }
+                count.store(watched.count, ordering: .relaxed)
+                return Array(watched.keys)
+            }
+            var one: Int32 = 1
+            for socket in sockets where overlayd_unread_bytes(socket) > 0 {
+                _ = setsockopt(socket, SOL_SOCKET, SO_RCVLOWAT, &one, socklen_t(MemoryLayout<Int32>.size))
+            }
+        }
+    }
+}

@@ -1,0 +1,195 @@
+/// A streamed body's buffer and its connection's state as a value: each event returns what the
+/// driver must do.
+///
+/// `HTTPStream` keeps it under its lock and makes the libmicrohttpd calls the actions ask for
+/// after releasing it. Writers (`send`, `end`) may be on any thread; libmicrohttpd's thread for
+/// the connection pulls bytes (`read`) and suspends the connection when there are none. A piece
+/// or an end that arrives while the suspend call is being made (`suspending`) is remembered, and
+/// the `suspendCompleted` that follows the call asks for the resume: a resume never comes before
+/// its suspend.
+///
+/// Generic over the close handlers so that its tests can use plain values.
+struct StreamStateMachine<CloseHandler> {
+    enum Connection: Equatable {
+        /// libmicrohttpd is sending, or will ask for bytes again.
+        case active
+        /// The reader found nothing and the connection is being suspended; `wake` when a piece or
+        /// the end came meanwhile.
+        case suspending(wake: Bool)
+        /// Suspended until a piece or the end comes.
+        case suspended
+        /// libmicrohttpd released the response: the connection is gone.
+        case released
+    }
+
+    enum SendAction: Equatable {
+        /// Buffered; the connection is awake or will be.
+        case queued
+        /// Buffered; resume the suspended connection.
+        case resume
+        /// The stream has ended or its client has gone: forget it.
+        case rejected
+    }
+
+    enum Action: Equatable {
+        case none
+        case resume
+    }
+
+    enum ReadAction: Equatable {
+        /// This many bytes were copied out.
+        case wrote(Int)
+        /// Everything has gone out and the writer ended the stream.
+        case endOfStream
+        /// Nothing to send: peek whether the client has gone (then `clientGoneBeforeSuspend`),
+        /// else suspend the connection and report `suspendCompleted`.
+        case suspend
+    }
+
+    enum SweepAction: Equatable {
+        case none
+        /// Peek at this socket; report `clientGone` if its client has left.
+        case probe(socket: Int32)
+    }
+
+    enum CloseAction {
+        /// Kept until the stream is over.
+        case none
+        /// Call these now: the stream is over.
+        case call([CloseHandler])
+    }
+
+    private var pieces: [[UInt8]] = []
+    /// Bytes of `pieces[0]` already handed out.
+    private var offset = 0
+    /// Bytes waiting to be sent.
+    private(set) var buffered = 0
+    /// Bytes handed to libmicrohttpd.
+    private(set) var sent = 0
+    private(set) var connection = Connection.active
+    /// The writer asked to end the response once the buffer is drained.
+    private(set) var ending = false
+    /// The connection's descriptor, known once it was first suspended (for the sweep's peek).
+    private var socket: Int32 = -1
+    private var closeHandlers: [CloseHandler] = []
+
+    /// Whether the client is gone or the stream has ended.
+    var isClosed: Bool { connection == .released || ending }
+
+    /// Queues `piece`. When the buffer would hold more than `limit` bytes, the pieces not yet
+    /// started are dropped first; a piece partly handed out still goes out whole, and the newest
+    /// is always kept.
+    mutating func send(_ piece: [UInt8], limit: Int) -> SendAction {
+        guard connection != .released && !ending else { return .rejected }
+        if buffered + piece.count > limit {
+            if offset > 0 {
+                pieces.removeSubrange(1...)
+                buffered = pieces[0].count - offset
+            } else {
+                pieces.removeAll()
+                buffered = 0
+            }
+        }
+        pieces.append(piece)
+        buffered += piece.count
+        return wake() == .resume ? .resume : .queued
+    }
+
+    /// The writer ends the stream once what is buffered has gone out.
+    mutating func end() -> Action {
+        guard connection != .released else { return .none }
+        ending = true
+        return wake()
+    }
+
+    mutating func onClose(_ handler: CloseHandler) -> CloseAction {
+        guard connection != .released else { return .call([handler]) }
+        closeHandlers.append(handler)
+        return .none
+    }
+
+    /// libmicrohttpd asks for up to `buffer.count` bytes.
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadAction {
+        guard !pieces.isEmpty else {
+            if ending || connection == .released { return .endOfStream }
+            connection = .suspending(wake: false)
+            return .suspend
+        }
+        var written = 0
+        while written < buffer.count, !pieces.isEmpty {
+            let piece = pieces[0]
+            let count = min(buffer.count - written, piece.count - offset)
+            piece.withUnsafeBytes { bytes in
+                (buffer.baseAddress! + written).copyMemory(from: bytes.baseAddress! + offset, byteCount: count)
+            }
+            written += count
+            offset += count
+            if offset == piece.count {
+                pieces.removeFirst()
+                offset = 0
+            }
+        }
+        buffered -= written
+        sent += written
+        return .wrote(written)
+    }
+
+    /// The reader's peek found the client gone before suspending: the connection is closed
+    /// instead (libmicrohttpd does not watch a suspended connection, and the first write after a
+    /// client hung up still succeeds, so it would otherwise be found only a write later).
+    mutating func clientGoneBeforeSuspend() {
+        guard case .suspending = connection else { return }
+        connection = .active
+    }
+
+    /// The suspend call is done; `socket` is the connection's descriptor.
+    mutating func suspendCompleted(socket: Int32) -> Action {
+        guard case .suspending(let wake) = connection else { return .none }
+        self.socket = socket
+        connection = wake ? .active : .suspended
+        return wake ? .resume : .none
+    }
+
+    /// The sweep looks for streams whose client has gone.
+    func sweep() -> SweepAction {
+        guard connection == .suspended, socket >= 0 else { return .none }
+        return .probe(socket: socket)
+    }
+
+    /// The sweep's peek found the client gone: drop what is buffered and end at once. A stream
+    /// still suspended now has not been closed since the peek (a closed connection is released,
+    /// never suspended again), so the socket peeked at was its own.
+    mutating func clientGone() -> Action {
+        guard connection == .suspended else { return .none }
+        ending = true
+        pieces = []
+        buffered = 0
+        connection = .active
+        return .resume
+    }
+
+    /// libmicrohttpd destroyed the response: the connection is over.
+    mutating func released() -> CloseAction {
+        connection = .released
+        pieces = []
+        buffered = 0
+        defer { closeHandlers = [] }
+        return .call(closeHandlers)
+    }
+
+    /// A piece or the end came: wake the connection if it sleeps, or tell the suspend in progress.
+    private mutating func wake() -> Action {
+        switch connection {
+        case .suspended:
+            connection = .active
+            return .resume
+        case .suspending:
+            connection = .suspending(wake: true)
+            return .none
+        case .active, .released:
+            return .none
+        }
+    }
+}
+
+extension StreamStateMachine.CloseAction: Equatable where CloseHandler: Equatable {}
