@@ -42,27 +42,27 @@ final class CurlExchange: @unchecked Sendable {
 
     /// libcurl's functions once loaded, or why it could not be loaded: loaded the first time a
     /// command makes a request, once (its global initialisation is not thread-safe everywhere).
-    nonisolated(unsafe) private static let library: Result<UnsafePointer<overlayd_curl_api>, OverlayClientError> = {
+    nonisolated(unsafe) private static let library: Result<UnsafePointer<overlayd_curl_api>, CurlUnavailable> = {
         let api = UnsafeMutablePointer<overlayd_curl_api>.allocate(capacity: 1)
         var error = [CChar](repeating: 0, count: 512)
         guard overlayd_curl_load(api, &error, error.count) == 0 else {
             api.deallocate()
             let reason = String(decoding: error.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self)
-            return .failure(.unreachable("libcurl (libcurl.so.4) cannot be loaded: \(reason)"))
+            return .failure(CurlUnavailable(description: "libcurl (libcurl.so.4) cannot be loaded: \(reason)"))
         }
         return .success(UnsafePointer(api))
     }()
 
-    /// An exchange for `request`, not started; throws `.unreachable` when libcurl cannot be
+    /// An exchange for `request`, not started; throws `CurlUnavailable` when libcurl cannot be
     /// loaded or cannot make a handle.
-    init(_ request: HTTPRequest, _ handlers: Handlers) throws(OverlayClientError) {
+    init(_ request: HTTPRequest, _ handlers: Handlers) throws(CurlUnavailable) {
         let api = try Self.library.get()
         var list: UnsafeMutablePointer<curl_slist>? = nil
         // An empty `Expect:` keeps curl from waiting for a 100 Continue before a larger body.
         for line in request.headers.map({ "\($0.key): \($0.value)" }).sorted() + ["Expect:"] {
             guard let appended = api.pointee.slist_append(list, line) else {
                 api.pointee.slist_free_all(list)
-                throw .unreachable("libcurl cannot make the request")
+                throw CurlUnavailable(description: "libcurl cannot make a request")
             }
             list = appended
         }
@@ -86,7 +86,7 @@ final class CurlExchange: @unchecked Sendable {
         }
         guard let fetch else {
             api.pointee.slist_free_all(list)
-            throw .unreachable("libcurl cannot make the request")
+            throw CurlUnavailable(description: "libcurl cannot make a request")
         }
         self.api = api
         self.fetch = fetch
@@ -151,6 +151,12 @@ final class CurlExchange: @unchecked Sendable {
             return OverlayClientError.unreachable(reason)
         }
     }
+}
+
+/// libcurl cannot be used: not an unreachable server, which the update stream would wait for and
+/// try again, but the end of the command.
+struct CurlUnavailable: Error, Hashable, Sendable, CustomStringConvertible {
+    var description: String
 }
 
 /// Receives curl's callbacks, on the exchange's thread only.

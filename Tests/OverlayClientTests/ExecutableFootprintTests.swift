@@ -46,6 +46,25 @@ struct ExecutableFootprintTests {
         #expect(try await OverlayClient(url: server.url).message(id).text == "from the lean binary")
     }
 
+    /// Without a usable libcurl (here a file that is not a library where the loader looks
+    /// first), `post` and `watch` say why and exit 1 at once: `watch` does not wait for it as for
+    /// a server away. The server itself does not need it.
+    @Test func withoutLibcurl() async throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.write("libcurl.so.4", "not a library")
+        let environment = ["LD_LIBRARY_PATH": directory.path]
+        let server = try await ServerProcess.start(["--ephemeral"], environment: environment)
+        for command in ["post", "watch"] {
+            let run = try await CommandRun.run(
+                [command] + (command == "post" ? ["never sent"] : []) + ["--url", server.url.absoluteString],
+                environment: environment)
+            #expect(run.status == 1, "\(command): \(run.errors)")
+            #expect(
+                run.errors.contains("overlayd \(command): libcurl (libcurl.so.4) cannot be loaded"), "\(run.errors)")
+        }
+        #expect(try await OverlayClient(url: server.url).messages().isEmpty)
+    }
+
     /// `overlayd watch` runs on libcurl, loaded once it runs, and not on Foundation's networking.
     @Test func watchLoadsLibcurl() async throws {
         let server = try await ServerProcess.start(["--ephemeral"])
