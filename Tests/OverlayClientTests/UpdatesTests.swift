@@ -39,7 +39,11 @@ struct UpdatesTests {
         #expect(current.label?.text == "two")
         #expect(await eventually { collector.hasReached(current) })
         #expect(collector.problems(restarts: 0).isEmpty, "\(collector.problems(restarts: 0))")
-        #expect(collector.overlays.contains { $0.message?.id == message.id && $0.message?.kind == .sent })
+        // An event stream is sent every version; a long-poll gets the version current when it is
+        // answered, so one that re-polls after the clock moved on never sees the "sent" moment.
+        if transport == .events {
+            #expect(collector.overlays.contains { $0.message?.id == message.id && $0.message?.kind == .sent })
+        }
         #expect(collector.disconnections.isEmpty)
     }
 
