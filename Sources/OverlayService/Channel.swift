@@ -36,6 +36,18 @@ final class ServiceClock: Sendable {
         }
     }
 
+    /// Where a new channel's versions start. With the real clock, the wall-clock microseconds:
+    /// a restarted process, even one that kept nothing (`--ephemeral`), starts beyond every
+    /// version the previous one served, as long as that one made fewer than one change per
+    /// microsecond it ran, so no reader sees a version repeat or go back. With the manual clock,
+    /// 0: a test suite checks every number exactly, versions included.
+    func firstVersion() -> UInt64 {
+        switch mode {
+        case .real: UInt64(max(0, WallClock.microseconds()))
+        case .manual: 0
+        }
+    }
+
     /// The monotonic reading at which the engine time `instant` arrives (real clock only).
     func monotonic(at instant: Instant) -> Int64 {
         let (sum, overflow) = origin.addingReportingOverflow(instant.nanoseconds)

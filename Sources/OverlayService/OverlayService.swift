@@ -48,7 +48,8 @@ public final class OverlayService: Sendable {
         self.channels = ChannelRegistry(limit: max(configuration.maxChannels, restored.count), restored: restored) {
             name, number in
             Channel(
-                name: name, number: number, engine: OverlayEngine(configuration: engine, now: clock.now()),
+                name: name, number: number,
+                engine: OverlayEngine(configuration: engine, now: clock.now(), version: clock.firstVersion()),
                 clock: clock, scheduler: scheduler, encoder: encoder, store: store)
         }
         store?.start()
