@@ -25,7 +25,7 @@ extension OverlayEngine {
         let changes = engine.applying { engine in
             if let device = devices[state.device] { engine.device = device }
             engine.orientation = state.orientation
-            engine.history = Ring(history.suffix(configuration.historySize))
+            engine.history = MessageHistory(history.suffix(configuration.historySize))
             for dropped in history.dropLast(engine.history.count) { engine.recorded.record(dropped.id) }
             let inOrder = live.sorted {
                 ($0.state == .showing ? 0 : 1, $0.queueOrder) < ($1.state == .showing ? 0 : 1, $1.queueOrder)
@@ -39,6 +39,7 @@ extension OverlayEngine {
                 engine.tailOrder += 1
                 message.queueOrder = engine.tailOrder
                 engine.recorded.record(message.id)
+                if let key = message.key { engine.liveKeys[key] = message.id }
                 engine.queue.append(message)
             }
             if !engine.queue.isEmpty {
