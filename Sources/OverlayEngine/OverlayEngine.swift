@@ -10,7 +10,7 @@
 ///
 /// The events are in `OverlayEngine+Messages.swift` (post, PATCH, DELETE) and
 /// `OverlayEngine+Transitions.swift` (orientation, device, and the phases they drive).
-public struct OverlayEngine: Sendable {
+public struct OverlayEngine: Hashable, Sendable {
     public let configuration: EngineConfiguration
     public internal(set) var version: UInt64
     /// The time of the latest event or deadline; events never move it back.

@@ -7,6 +7,40 @@ struct ChannelRow {
     var state: EngineState
     var versionReserved: UInt64
     var idReserved: Int64
+
+    /// A row to read into: every field is set from its column.
+    static var empty: ChannelRow {
+        ChannelRow(name: "", state: EngineState(), versionReserved: 0, idReserved: 1)
+    }
+
+    // The running animation is five columns, null when there is none. Read in the list's
+    // order, the property comes first and decides whether there is one.
+    var transitionProperty: Transition.Property? {
+        get { state.transition?.property }
+        set {
+            guard let newValue else {
+                state.transition = nil
+                return
+            }
+            state.transition = Transition(property: newValue, from: 0, to: 0, start: .zero, length: .zero)
+        }
+    }
+    var transitionFrom: Double? {
+        get { state.transition?.from }
+        set { if let newValue { state.transition?.from = newValue } }
+    }
+    var transitionTo: Double? {
+        get { state.transition?.to }
+        set { if let newValue { state.transition?.to = newValue } }
+    }
+    var transitionStart: Instant? {
+        get { state.transition?.start }
+        set { if let newValue { state.transition?.start = newValue } }
+    }
+    var transitionLength: Interval? {
+        get { state.transition?.length }
+        set { if let newValue { state.transition?.length = newValue } }
+    }
 }
 
 /// A message's row. `historySequence` orders the ended ones in the order they ended; it is null
@@ -43,6 +77,17 @@ enum Schema {
                 onConflict: "max(channels.next_id_reserved, excluded.next_id_reserved)"),
             Column("orientation", \.state.orientation),
             Column("device", \.state.device),
+            Column("rotation_target", \.state.rotationTarget),
+            Column("now_ns", \.state.now),
+            Column("phase", \.state.phase),
+            Column("transition_property", \.transitionProperty),
+            Column("transition_from", \.transitionFrom),
+            Column("transition_to", \.transitionTo),
+            Column("transition_start_ns", \.transitionStart),
+            Column("transition_length_ns", \.transitionLength),
+            Column("current_id", \.state.currentID),
+            Column("head_order", \.state.headOrder),
+            Column("tail_order", \.state.tailOrder),
         ])
 
     static let messages = Table<MessageRow>(
@@ -61,6 +106,8 @@ enum Schema {
             Column("ended_at_ns", \.message.endedAt),
             Column("shown_at_ns", \.message.shownAt),
             Column("display_started_at_ns", \.message.displayStartedAt),
+            Column("deadline_ns", \.message.deadline),
+            Column("expires_at_deadline", \.message.expiresAtDeadline),
             Column("queue_order", \.message.queueOrder),
             // A message keeps the place in the history it got when it ended.
             Column(
@@ -108,6 +155,28 @@ enum Schema {
             """
             ALTER TABLE messages ADD COLUMN shown_at_ns INTEGER;
             ALTER TABLE messages ADD COLUMN display_started_at_ns INTEGER;
+            """
+        ),
+        (
+            // Everything of the engine, so that a commit that fails is undone by reading back
+            // what the database holds (docs/BEHAVIOUR.md, "Durability"). `orientation` is from
+            // now on the window's; a rotation's target, which the older versions kept there, is
+            // its own column.
+            3,
+            """
+            ALTER TABLE channels ADD COLUMN rotation_target TEXT;
+            ALTER TABLE channels ADD COLUMN now_ns INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE channels ADD COLUMN phase TEXT NOT NULL DEFAULT 'hidden';
+            ALTER TABLE channels ADD COLUMN transition_property TEXT;
+            ALTER TABLE channels ADD COLUMN transition_from REAL;
+            ALTER TABLE channels ADD COLUMN transition_to REAL;
+            ALTER TABLE channels ADD COLUMN transition_start_ns INTEGER;
+            ALTER TABLE channels ADD COLUMN transition_length_ns INTEGER;
+            ALTER TABLE channels ADD COLUMN current_id INTEGER;
+            ALTER TABLE channels ADD COLUMN head_order INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE channels ADD COLUMN tail_order INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE messages ADD COLUMN deadline_ns INTEGER;
+            ALTER TABLE messages ADD COLUMN expires_at_deadline INTEGER NOT NULL DEFAULT 0;
             """
         ),
     ]

@@ -23,6 +23,8 @@ final class StoreWriter: @unchecked Sendable {
         upsertChannel = try database.prepare(Schema.channels.upsert)
         upsertMessage = try database.prepare(Schema.messages.upsert)
         deleteMessage = try database.prepare("DELETE FROM messages WHERE channel = ?1 AND id = ?2")
+        let maximum = try database.prepare("SELECT coalesce(max(history_seq), 0) FROM messages")
+        if try maximum.step() { historySequence = maximum.int(0) }
     }
 
     /// Every stored channel, its reservations taken as its version and next id.
@@ -35,7 +37,7 @@ final class StoreWriter: @unchecked Sendable {
             database, where: "channel = ?1 AND history_seq IS NOT NULL", orderBy: "history_seq")
         var loaded: [LoadedChannel] = []
         while try channels.step() {
-            var row = ChannelRow(name: "", state: EngineState(), versionReserved: 0, idReserved: 1)
+            var row = ChannelRow.empty
             try Schema.channels.read(channels, into: &row, path: path)
             var state = row.state
             state.version = row.versionReserved
@@ -47,9 +49,24 @@ final class StoreWriter: @unchecked Sendable {
                     name: row.name, state: state, live: try messages(of: row.name, from: live),
                     history: try messages(of: row.name, from: ended)))
         }
-        let maximum = try database.prepare("SELECT coalesce(max(history_seq), 0) FROM messages")
-        if try maximum.step() { historySequence = maximum.int(0) }
         return loaded
+    }
+
+    /// What the database holds of one channel, as it was written (no reservation applied); nil
+    /// if it holds nothing of it.
+    func loadChannel(_ name: String) throws(StoreError) -> LoadedChannel? {
+        let channel = try Schema.channels.prepareSelect(database, where: "name = ?1", orderBy: "name")
+        channel.bind(1, name)
+        guard try channel.step() else { return nil }
+        var row = ChannelRow.empty
+        try Schema.channels.read(channel, into: &row, path: database.path)
+        let live = try Schema.messages.prepareSelect(
+            database, where: "channel = ?1 AND history_seq IS NULL", orderBy: "queue_order")
+        let ended = try Schema.messages.prepareSelect(
+            database, where: "channel = ?1 AND history_seq IS NOT NULL", orderBy: "history_seq")
+        return LoadedChannel(
+            name: name, state: row.state, live: try messages(of: name, from: live),
+            history: try messages(of: name, from: ended))
     }
 
     private func messages(of channel: String, from statement: Statement) throws(StoreError) -> [Message] {
@@ -64,16 +81,25 @@ final class StoreWriter: @unchecked Sendable {
         return messages
     }
 
-    /// Writes `records` in one transaction; on an error nothing of them is written.
-    func commit(_ records: [ChannelRecord]) throws(StoreError) {
+    /// Writes `records` in one transaction; on an error nothing of them is written. `failing`
+    /// writes them and then fails, as a full disk would at the commit (a test hook).
+    func commit(_ records: [ChannelRecord], failing: Bool = false) throws(StoreError) {
         try database.execute("BEGIN IMMEDIATE")
-        do {
+        do throws(StoreError) {
             for record in records { try write(record) }
+            if failing { throw StoreError("\(database.path): the commit failed on purpose (a test's failure)") }
             try database.execute("COMMIT")
         } catch {
             try? database.execute("ROLLBACK")
             throw error
         }
+    }
+
+    /// Forgets the reservations written so far: after a failed commit the database holds the
+    /// ones before it, and the next write of each channel reserves again (never below them).
+    func forgetReservations() {
+        reservedVersions = [:]
+        reservedIDs = [:]
     }
 
     private func write(_ record: ChannelRecord) throws(StoreError) {
