@@ -273,6 +273,7 @@ final class Channel: Sendable {
 
     /// The end of every access, under the lock: the changes go to the store, a new version to
     /// the readers, due waiters get 304, and deadlines that moved go to the scheduler.
+    @inline(__always)
     private func conclude(
         _ state: inout State, versionBefore before: UInt64, waitersBefore: Int, _ changes: Changes, _ now: Instant
     ) -> Effects {
