@@ -488,7 +488,7 @@ struct CrashTests {
 }
 
 /// A commit that fails (here: the file size limit, as a full disk would) is answered 503
-/// `storage_failed`, never 202 or 200; the process goes on serving and stops cleanly.
+/// `storage_failed`, never 202 or 200, and undone; the process goes on serving and stops cleanly.
 @Suite("Storage failure")
 struct StorageFailureTests {
     @Test func failedCommitsAreNotAnsweredAsStored() throws {
@@ -518,8 +518,9 @@ struct StorageFailureTests {
         expectError(failed, status: 503, code: "storage_failed")
         #expect(failed.header("Retry-After") == "1")
 
-        // A keyed POST that could not be stored, retried: the retry changes nothing in memory,
-        // but must not claim what the first could not (200 would say "it is there").
+        // A keyed POST that could not be stored is undone, so its retry creates the message
+        // again, and is refused again while the disk refuses: never a 200 for a message that
+        // was never stored.
         let keyed = #"{"key": "upload-7", "text": "keyed"}"#
         let json = [("Content-Type", "application/json")]
         let first = try TestClient.request("POST", "/messages", port: port, headers: json, body: keyed)

@@ -121,21 +121,25 @@ struct StatusBarPersistenceTests {
         #expect(state["statusBar"]?["styleFrom"]?.string == "application")
     }
 
-    /// A data directory of the schema before the status bar (version 2): it migrates, its
-    /// channels start with the configured launch state, and their bars are stored from then on.
+    /// A data directory of the schema before the status bar (version 3, which keeps the whole
+    /// engine but no bar): it migrates, its channels start with the configured launch state, and
+    /// their bars are stored from then on.
     @Test func previousSchemaMigrates() throws {
         let directory = try TemporaryDirectory()
         do {
             let database = try Database(path: directory.database)
             try database.execute(PersistenceTests.firstSchema)
+            for migration in Schema.migrations where (2...3).contains(migration.version) {
+                try database.execute(migration.sql)
+            }
             try database.execute(
                 """
-                ALTER TABLE messages ADD COLUMN shown_at_ns INTEGER;
-                ALTER TABLE messages ADD COLUMN display_started_at_ns INTEGER;
-                UPDATE schema_version SET version = 2;
-                INSERT INTO channels VALUES ('default', 12, 100012, 3, 1003, 'portrait', 'iphone');
-                INSERT INTO messages VALUES ('default', 2, 'sending', 'waiting', NULL, NULL, 0, NULL, 'queued',
-                  500000000, NULL, 2, NULL, NULL, NULL);
+                UPDATE schema_version SET version = 3;
+                INSERT INTO channels (name, version, version_reserved, next_id, next_id_reserved, orientation, device,
+                  now_ns, tail_order)
+                  VALUES ('default', 12, 100012, 3, 1003, 'portrait', 'iphone', 2000000000, 2);
+                INSERT INTO messages (channel, id, kind, text, immediate, state, posted_at_ns, queue_order)
+                  VALUES ('default', 2, 'sending', 'waiting', 0, 'queued', 500000000, 2);
                 """)
         }
         do {
@@ -151,7 +155,7 @@ struct StatusBarPersistenceTests {
         let version = try database.prepare("SELECT version FROM schema_version")
         #expect(try version.step())
         #expect(version.int(0) == Schema.latest)
-        #expect(Schema.latest == 3)
+        #expect(Schema.latest == 4)
         // Launched shown this time: the stored bar wins over the launch state.
         let live = try Self.server(on: directory)
         let state = try live.get("/statusbar").json["statusBar"]

@@ -150,10 +150,15 @@ struct StoreSchemaTests {
         let store = try OverlayStore(directory: directory.path)
         let loaded = try #require(store.load().first)
         #expect(loaded.name == "ops")
-        #expect(loaded.state.orientation == .landscapeLeft)
+        // The state as it was, but for the reservations a restart continues from.
+        var expected = engine.state
+        expected.version += StoreWriter.versionReserve
+        expected.nextID += StoreWriter.idReserve
+        #expect(loaded.state == expected)
+        #expect(loaded.state.rotationTarget == .landscapeLeft)
+        #expect(loaded.state.phase == .rotatingOut)
+        #expect(loaded.state.transition != nil)
         #expect(loaded.state.device == "iphone")
-        #expect(loaded.state.version == engine.version + StoreWriter.versionReserve)
-        #expect(loaded.state.nextID == engine.nextID + StoreWriter.idReserve)
 
         func stored(_ message: Message) -> [String] {
             [
@@ -162,6 +167,7 @@ struct StoreSchemaTests {
                 "immediate=\(message.immediate)", "key=\(String(describing: message.key))", "state=\(message.state)",
                 "postedAt=\(message.postedAt)", "shownAt=\(String(describing: message.shownAt))",
                 "displayStartedAt=\(String(describing: message.displayStartedAt))",
+                "deadline=\(String(describing: message.deadline))", "expires=\(message.expiresAtDeadline)",
                 "endedAt=\(String(describing: message.endedAt))",
                 "queueOrder=\(message.queueOrder)",
             ]
