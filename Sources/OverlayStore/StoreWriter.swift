@@ -19,11 +19,12 @@ final class StoreWriter: @unchecked Sendable {
     private let upsertLeaving: Statement
     private let deleteLeaving: Statement
     private var reservedVersions: [String: UInt64] = [:]
-    /// The status-bar hierarchy on disk per channel: a record rewrites the controllers' rows only
-    /// when its hierarchy differs (it is sent rarely, and every record carries it).
-    private var storedHierarchies: [String: ControllerHierarchy] = [:]
+    /// The status-bar hierarchy on disk per channel (`.some(nil)`: none): a record rewrites the
+    /// controllers' rows only when its hierarchy differs (it is sent rarely, and every record
+    /// carries it). A channel missing here, not loaded in this run, is written in full once.
+    private var storedHierarchies: [String: ControllerHierarchy?] = [:]
     /// The leaving message on disk per channel, written the same way: only when it differs.
-    private var storedLeaving: [String: Message] = [:]
+    private var storedLeaving: [String: Message?] = [:]
     private var reservedIDs: [String: Int64] = [:]
     private var historySequence: Int64 = 0
 
@@ -55,8 +56,8 @@ final class StoreWriter: @unchecked Sendable {
             var row = ChannelRow.empty
             try Schema.channels.read(channels, into: &row, path: path)
             var state = try self.state(of: row, controllers: controllers, leaving: leaving)
-            if let hierarchy = state.statusBar?.hierarchy { storedHierarchies[row.name] = hierarchy }
-            if let message = state.leaving { storedLeaving[row.name] = message }
+            storedHierarchies.updateValue(state.statusBar?.hierarchy, forKey: row.name)
+            storedLeaving.updateValue(state.leaving, forKey: row.name)
             state.version = row.versionReserved
             state.nextID = max(1, row.idReserved)
             reservedVersions[row.name] = row.versionReserved
@@ -195,7 +196,7 @@ final class StoreWriter: @unchecked Sendable {
             try upsertMessage.run()
         }
         let hierarchy = record.state.statusBar?.hierarchy
-        if hierarchy != storedHierarchies[record.name] {
+        if storedHierarchies[record.name] != .some(hierarchy) {
             deleteControllers.bind(1, record.name)
             try deleteControllers.run()
             for (position, controller) in (hierarchy?.controllers ?? []).enumerated() {
@@ -204,10 +205,10 @@ final class StoreWriter: @unchecked Sendable {
                     to: upsertController)
                 try upsertController.run()
             }
-            storedHierarchies[record.name] = hierarchy
+            storedHierarchies.updateValue(hierarchy, forKey: record.name)
         }
         let leaving = record.state.leaving
-        if leaving != storedLeaving[record.name] {
+        if storedLeaving[record.name] != .some(leaving) {
             if let leaving {
                 Schema.leaving.bind(MessageRow(channel: record.name, message: leaving), to: upsertLeaving)
                 try upsertLeaving.run()
@@ -215,7 +216,7 @@ final class StoreWriter: @unchecked Sendable {
                 deleteLeaving.bind(1, record.name)
                 try deleteLeaving.run()
             }
-            storedLeaving[record.name] = leaving
+            storedLeaving.updateValue(leaving, forKey: record.name)
         }
         for id in record.forgotten {
             deleteMessage.bind(1, record.name)
