@@ -1,3 +1,4 @@
+import OverlayEngine
 import Synchronization
 import Testing
 
@@ -11,12 +12,14 @@ import Testing
 
 /// Answered 2xx means committed; answered with an error means nothing changed, in memory or on
 /// disk. A commit made to fail (the store's test hook, as a full disk would) is undone: every
-/// kind of write, writes that were already applied behind the failed one, readers that saw the
-/// undone state, a retry after the disk is back, and a restart.
+/// kind of write (the status bar's included), writes that were already applied behind the failed
+/// one, readers that saw the undone state, a write in the middle of the bar's hide, a retry after
+/// the disk is back, and a restart.
 @Suite("Atomic writes")
 struct AtomicWriteTests {
     enum Write: String, CaseIterable, CustomTestStringConvertible {
         case post, keyedPostNew, keyedPostUpdate, patch, deleteQueued, deleteShown, orientation, device
+        case statusBarHide, statusBarStyle, controllers
 
         var testDescription: String { rawValue }
 
@@ -32,8 +35,21 @@ struct AtomicWriteTests {
             case .deleteShown: return try live.request("DELETE", "/messages/1")
             case .orientation: return try live.request("PUT", "/orientation", body: "landscapeLeft")
             case .device: return try live.request("PUT", "/device", body: "iphone")
+            case .statusBarHide:
+                return try live.request("PUT", "/statusbar", body: #"{"hidden": true, "animation": "slide"}"#)
+            case .statusBarStyle: return try live.request("PUT", "/statusbar?style=darkContent")
+            case .controllers:
+                let hierarchy = """
+                    {"root": "tabs", "controllers": [{"name": "tabs", "childForStatusBarHidden": "player",
+                      "childForStatusBarStyle": "player"}, {"name": "player", "prefersStatusBarHidden": true,
+                      "preferredStatusBarStyle": "darkContent", "preferredStatusBarUpdateAnimation": "slide"}]}
+                    """
+                return try live.request("PUT", "/statusbar/controllers", headers: json, body: hierarchy)
             }
         }
+
+        /// The appearance mode the write belongs to: the other one refuses it (409).
+        var appearance: StatusBarAppearance { self == .controllers ? .controllers : .application }
 
         var success: Int {
             switch self {
@@ -43,10 +59,13 @@ struct AtomicWriteTests {
         }
     }
 
-    static func server(on directory: TemporaryDirectory) throws -> LiveServer {
+    static func server(
+        on directory: TemporaryDirectory, appearance: StatusBarAppearance = .application
+    ) throws -> LiveServer {
         try LiveServer(clock: .manual) {
             $0.ephemeral = false
             $0.dataDirectory = directory.path
+            $0.engine.statusBar.appearance = appearance
         }
     }
 
@@ -71,6 +90,7 @@ struct AtomicWriteTests {
         for id in 1...8 { picture["message \(id)"] = try live.get("/messages/\(id)").json }
         picture["overlay"] = AtomicWriteTests.withoutVersion(try live.overlay())
         picture["channel"] = AtomicWriteTests.withoutVersion(try live.get("/channels/default").json)
+        picture["statusbar"] = AtomicWriteTests.withoutVersion(try live.get("/statusbar").json)
         return picture
     }
 
@@ -80,22 +100,26 @@ struct AtomicWriteTests {
         return .object(members)
     }
 
-    /// What a restart keeps of that: the messages' fields, device and orientation.
-    static func kept(_ live: LiveServer) throws -> [String] {
+    /// What a restart keeps of that: the messages' fields, device and orientation, and the status
+    /// bar at rest with its hierarchy.
+    static func kept(_ live: LiveServer) throws -> [JSONValue] {
         let messages = try #require(live.get("/messages").json["messages"]?.array)
         let channel = try live.get("/channels/default").json
-        return messages.map(PersistenceTests.kept).flatMap { $0 } + [
+        let bar = try live.get("/statusbar").json
+        let fields = messages.map(PersistenceTests.kept).flatMap { $0 } + [
             "device=\(channel["device"] ?? .null)", "orientation=\(channel["orientation"] ?? .null)",
         ]
+        // Compared as values: the text of an object would depend on the order of its members.
+        return fields.map(JSONValue.string) + ["statusBar", "updateAnimation", "hierarchy"].map { bar[$0] ?? .null }
     }
 
     @Test(arguments: Write.allCases)
     func failedWriteChangesNothing(_ write: Write) throws {
         let directory = try TemporaryDirectory()
-        var keptBefore: [String] = []
-        var keptAfterRetry: [String] = []
+        var keptBefore: [JSONValue] = []
+        var keptAfterRetry: [JSONValue] = []
         do {
-            let live = try AtomicWriteTests.server(on: directory)
+            let live = try AtomicWriteTests.server(on: directory, appearance: write.appearance)
             try AtomicWriteTests.prepare(live)
             let before = try AtomicWriteTests.picture(live)
             keptBefore = try AtomicWriteTests.kept(live)
@@ -117,7 +141,7 @@ struct AtomicWriteTests {
         }
         // The disk agrees: the failed write never happened there, and the retry did.
         #expect(keptAfterRetry != keptBefore || write == .device || write == .orientation)
-        let live = try AtomicWriteTests.server(on: directory)
+        let live = try AtomicWriteTests.server(on: directory, appearance: write.appearance)
         #expect(try AtomicWriteTests.kept(live) == keptAfterRetry)
     }
 
@@ -125,15 +149,15 @@ struct AtomicWriteTests {
     @Test(arguments: Write.allCases)
     func restartAfterAFailureShowsTheStateBefore(_ write: Write) throws {
         let directory = try TemporaryDirectory()
-        var keptBefore: [String] = []
+        var keptBefore: [JSONValue] = []
         do {
-            let live = try AtomicWriteTests.server(on: directory)
+            let live = try AtomicWriteTests.server(on: directory, appearance: write.appearance)
             try AtomicWriteTests.prepare(live)
             keptBefore = try AtomicWriteTests.kept(live)
             try #require(live.server.service.store).failNextCommits(1)
             expectError(try write.send(live), status: 503, code: "storage_failed")
         }
-        let live = try AtomicWriteTests.server(on: directory)
+        let live = try AtomicWriteTests.server(on: directory, appearance: write.appearance)
         #expect(try AtomicWriteTests.kept(live) == keptBefore)
         // Ids go on beyond the one the failed POST was given.
         let fresh = try live.post("/messages", json: #"{"text": "after"}"#)
@@ -235,6 +259,58 @@ struct AtomicWriteTests {
         #expect(try live.get("/messages").json["messages"]?.array?.count == 3)
     }
 
+    /// A write that fails in the middle of the status bar's hide is undone exactly: the bar goes
+    /// on sliding out from where it was, the overlay goes on hiding beside it with the message it
+    /// drew (changed in the queue since, so only the copy it drew has the old text), and the
+    /// held queue waits. Against a server that never got the failed write, everything a reader
+    /// sees is the same at the failure, later in the hide, after it, and once the bar shows again.
+    @Test(arguments: [Write.post, .patch, .deleteQueued, .deleteShown, .orientation, .device, .statusBarStyle])
+    func failedWriteDuringTheBarsHideIsUndoneExactly(_ write: Write) throws {
+        /// The pictures along the way, with the write failing (or not sent at all) at 1.1 s.
+        func run(failing: Bool) throws -> [[String: JSONValue]] {
+            let directory = try TemporaryDirectory()
+            let live = try AtomicWriteTests.server(on: directory)
+            try AtomicWriteTests.prepare(live)
+            let hide = #"{"hidden": true, "animation": "slide"}"#
+            #expect(try live.request("PUT", "/statusbar", body: hide).status == 200)
+            try live.advance(0.1)
+            let patch = #"{"text": "changed while held"}"#
+            #expect(try live.request("PATCH", "/messages/1", body: patch).status == 200)
+            let overlay = try live.overlay()
+            #expect(overlay["phase"]?.string == "hiding")
+            #expect(overlay["message"]?["text"]?.string == "upload")
+            #expect(overlay["statusBar"]?["animation"]?["property"]?.string == "offset")
+            live.server.service.store?.flush()
+            var pictures: [[String: JSONValue]] = []
+            if failing {
+                let before = try AtomicWriteTests.picture(live)
+                try #require(live.server.service.store).failNextCommits(1)
+                expectError(try write.send(live), status: 503, code: "storage_failed")
+                #expect(try AtomicWriteTests.picture(live) == before, "\(write)")
+            }
+            pictures.append(try AtomicWriteTests.picture(live))
+            for step in [0.1, 0.3] {
+                try live.advance(step)
+                pictures.append(try AtomicWriteTests.picture(live))
+            }
+            #expect(try live.request("PUT", "/statusbar?hidden=false").status == 200)
+            try live.advance(0.1)
+            pictures.append(try AtomicWriteTests.picture(live))
+            return pictures
+        }
+        let undone = try run(failing: true)
+        let control = try run(failing: false)
+        #expect(undone.count == control.count)
+        for (index, (picture, expected)) in zip(undone, control).enumerated() {
+            #expect(picture == expected, "\(write), picture \(index)")
+        }
+        // The hide went on (phase hiding, then hidden and held) and the show released the queue
+        // with the message as it was changed.
+        #expect(control[1]["overlay"]?["phase"]?.string == "hiding")
+        #expect(control[2]["overlay"]?["held"]?.bool == true)
+        #expect(control[3]["overlay"]?["message"]?["text"]?.string == "changed while held")
+    }
+
     /// A real full disk: the data directory on a 4 MiB tmpfs (mounting one needs root; elsewhere
     /// the injected failures above stand in), filled to the last byte once the messages are in.
     /// Every kind of write is refused with 503 and changes nothing; with the space back, a
@@ -248,7 +324,7 @@ struct AtomicWriteTests {
         defer { umount2(mountPoint.path, Int32(MNT_DETACH)) }
         let data = try TemporaryDirectory(in: mountPoint.path)
         let filler = mountPoint.path + "/filler"
-        var keptBefore: [String] = []
+        var keptBefore: [JSONValue] = []
         do {
             let live = try AtomicWriteTests.server(on: data)
             try AtomicWriteTests.prepare(live)
@@ -259,7 +335,7 @@ struct AtomicWriteTests {
             while chunk.withUnsafeBytes({ Glibc.write(descriptor, $0.baseAddress, $0.count) }) > 0 {}
             #expect(errno == ENOSPC)
             close(descriptor)
-            for write in Write.allCases {
+            for write in Write.allCases where write.appearance == .application {
                 let refused = try write.send(live)
                 expectError(refused, status: 503, code: "storage_failed")
                 #expect(try AtomicWriteTests.picture(live) == before, "\(write)")
