@@ -317,8 +317,9 @@ struct PersistenceTests {
         #expect(after == before)
     }
 
-    /// A data directory of the first schema (before the display times were stored) is migrated:
-    /// its messages load as they were stored, with no display times, and new ones keep theirs.
+    /// A data directory of the first schema (before the display times, the exact state and the
+    /// status bar were stored) is migrated to the latest: its messages load as they were stored,
+    /// with no display times, new ones keep theirs, and its status bar is stored from then on.
     @Test func firstSchemaMigrates() throws {
         let directory = try TemporaryDirectory()
         do {
@@ -351,6 +352,9 @@ struct PersistenceTests {
             try live.advance(1)
             #expect(try live.request("DELETE", "/messages/2").status == 200)
             #expect(try live.post("/messages", json: #"{"text": "new"}"#).json["id"]?.int == 1003)
+            // The status bar starts at its launch state, and is stored from then on.
+            #expect(try live.get("/statusbar").json["statusBar"]?["style"]?.string == "lightContent")
+            #expect(try live.request("PUT", "/statusbar?style=darkContent").status == 200)
         }
         let database = try Database(path: directory.database)
         let version = try database.prepare("SELECT version FROM schema_version")
@@ -361,6 +365,7 @@ struct PersistenceTests {
         #expect(cancelled["state"]?.string == "cancelled")
         #expect(cancelled["shownAt"]?.number == 0)
         #expect(cancelled["displayStartedAt"]?.number == 0.25)
+        #expect(try live.get("/statusbar").json["statusBar"]?["style"]?.string == "darkContent")
     }
 
     /// The schema as the first overlayd that stored anything created it, verbatim.
