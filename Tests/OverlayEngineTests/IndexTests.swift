@@ -3,7 +3,8 @@ import Testing
 @testable import OverlayEngine
 
 /// The indexes behind the single-message operations (by id, by key, pages after a cursor)
-/// against plain scans of the whole queue and history, through long random runs of every event.
+/// against plain scans of the whole queue and history, through long random runs of every event,
+/// the status bar's holds included.
 @Suite("Indexes and pages")
 struct IndexTests {
     /// A message by id as a scan finds it: the shown one, the queued ones, then the history.
@@ -41,13 +42,15 @@ struct IndexTests {
             var engine = makeEngine {
                 $0.historySize = 5
                 $0.maxQueue = 50
+                $0.statusBar.hiddenAtLaunch = seed.isMultiple(of: 2)
             }
             var time = Instant.zero
             let keys = ["a", "b", "c", "d"]
+            var held = 0
             for _ in 0..<400 {
                 time = time + .seconds(Double(Int.random(in: 0...3, using: &generator)) * 0.1)
                 let anyID = Int64.random(in: 1...max(1, engine.nextID), using: &generator)
-                switch Int.random(in: 0..<10, using: &generator) {
+                switch Int.random(in: 0..<12, using: &generator) {
                 case 0..<3:
                     let key = Bool.random(using: &generator) ? keys.randomElement(using: &generator) : nil
                     let kind = MessageKind.allCases.randomElement(using: &generator)
@@ -74,6 +77,13 @@ struct IndexTests {
                     _ = engine.delete(id: anyID, at: time)
                 case 6:
                     engine.changeOrientation(to: Orientation.allCases.randomElement(using: &generator)!, at: time)
+                case 7, 8:
+                    // The bar hides (the shown message goes back to the head of the queue, posts
+                    // wait, immediate ones go to the head) or shows (the head shows).
+                    let input = StatusBarInput(
+                        hidden: Bool.random(using: &generator),
+                        animation: StatusBarAnimation.allCases.randomElement(using: &generator))
+                    _ = engine.setStatusBar(input, at: time)
                 default:
                     time = time + .seconds(Double(Int.random(in: 0...30, using: &generator)) * 0.1)
                     engine.advance(to: time)
@@ -84,9 +94,51 @@ struct IndexTests {
                 // At most one live message per key.
                 let liveKeys = engine.liveMessages.compactMap(\.key)
                 #expect(Set(liveKeys).count == liveKeys.count)
+                // The linked order is the stored one (`queueOrder`), which a restart goes by.
+                let orders = engine.queue.map(\.queueOrder)
+                #expect(orders == orders.sorted() && Set(orders).count == orders.count, "seed \(seed)")
+                #expect(engine.queue.allSatisfy { $0.state == .queued })
                 IndexTests.expectPagesWalkTheQueue(engine)
+                if engine.statusBar.holdsOverlay && !engine.queue.isEmpty { held += 1 }
             }
+            #expect(held > 0, "seed \(seed): the bar never held a queue")
         }
+    }
+
+    /// The hold's rules through the indexes: the shown message goes back to the head (found by
+    /// id and by key, first in every page), posts wait at the end, an immediate one goes before
+    /// it, a keyed POST updates the held message in place, and showing the bar takes the head.
+    @Test func holdGoesThroughTheIndexes() throws {
+        var engine = makeEngine()
+        try engine.posted(.message("shown", kind: .sending, key: "up"), at: .zero)
+        try engine.posted(.message("second"), at: .zero)
+        engine.advance(to: .seconds(1))
+        #expect(engine.current?.id == 1)
+        try engine.setBar(hidden: true, animation: .fade, at: 1)
+        #expect(engine.queue.map(\.id) == [1, 2])
+        #expect(engine.queue[id: 1]?.state == .queued)
+        #expect(engine.queue.first?.id == 1)
+        #expect(engine.message(id: 1)?.state == .queued)
+        #expect(engine.liveMessages(after: nil, limit: 1) == MessagePage(messages: [engine.queue[id: 1]!], next: 1))
+        // A post while held waits at the end; an immediate one goes to the head.
+        try engine.posted(.message("third"), at: .seconds(2))
+        try engine.posted(.message("urgent", kind: .failed, immediate: true), at: .seconds(2))
+        #expect(engine.queue.map(\.id) == [4, 1, 2, 3])
+        #expect(engine.liveMessages(after: 4, limit: 2)?.messages.map(\.id) == [1, 2])
+        // The held message is still live under its key: a keyed POST updates it where it waits.
+        let updated = try engine.post(MessageInput(text: "shown, updated", key: "up"), at: .seconds(3)).value.get()
+        #expect(updated == .updated(updated.message))
+        #expect(updated.message.id == 1)
+        #expect(engine.queue.map(\.id) == [4, 1, 2, 3])
+        #expect(engine.queue[id: 1]?.text == "shown, updated")
+        // A DELETE out of the held queue; then the bar shows and the head shows.
+        try engine.deleted(2, at: .seconds(3))
+        try engine.setBar(hidden: false, at: 4)
+        #expect(engine.current?.id == 4)
+        #expect(engine.queue.map(\.id) == [1, 3])
+        #expect(engine.liveMessages(after: nil, limit: 10)?.messages.map(\.id) == [4, 1, 3])
+        #expect(engine.liveMessages(after: 4, limit: 10)?.messages.map(\.id) == [1, 3])
+        IndexTests.expectPagesWalkTheQueue(engine)
     }
 
     @Test func pagesStartWithTheShownMessage() throws {

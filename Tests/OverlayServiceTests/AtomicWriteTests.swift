@@ -106,9 +106,10 @@ struct AtomicWriteTests {
         let messages = try #require(live.get("/messages").json["messages"]?.array)
         let channel = try live.get("/channels/default").json
         let bar = try live.get("/statusbar").json
-        let fields = messages.map(PersistenceTests.kept).flatMap { $0 } + [
-            "device=\(channel["device"] ?? .null)", "orientation=\(channel["orientation"] ?? .null)",
-        ]
+        let fields =
+            messages.map(PersistenceTests.kept).flatMap { $0 } + [
+                "device=\(channel["device"] ?? .null)", "orientation=\(channel["orientation"] ?? .null)",
+            ]
         // Compared as values: the text of an object would depend on the order of its members.
         return fields.map(JSONValue.string) + ["statusBar", "updateAnimation", "hierarchy"].map { bar[$0] ?? .null }
     }
