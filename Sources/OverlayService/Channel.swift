@@ -145,7 +145,9 @@ final class Channel: Sendable {
             state.engine = engine
             state.lastSequence = nil
             let changes = state.engine.advance(to: now)
-            return conclude(&state, versionBefore: before, waitersBefore: waitersBefore, changes, now)
+            var effects = Effects()
+            conclude(&state, into: &effects, versionBefore: before, waitersBefore: waitersBefore, changes, now)
+            return effects
         }
         perform(effects)
     }
@@ -291,7 +293,9 @@ final class Channel: Sendable {
             } catch {
                 outcome = .failure(error)
             }
-            return (outcome, conclude(&state, versionBefore: before, waitersBefore: waitersBefore, changes, now))
+            var effects = Effects()
+            conclude(&state, into: &effects, versionBefore: before, waitersBefore: waitersBefore, changes, now)
+            return (outcome, effects)
         }
         perform(effects)
         return (try outcome.get(), effects.sequence)
@@ -301,9 +305,9 @@ final class Channel: Sendable {
     /// the readers, due waiters get 304, and deadlines that moved go to the scheduler.
     @inline(__always)
     private func conclude(
-        _ state: inout State, versionBefore before: UInt64, waitersBefore: Int, _ changes: Changes, _ now: Instant
-    ) -> Effects {
-        var effects = Effects()
+        _ state: inout State, into effects: inout Effects, versionBefore before: UInt64, waitersBefore: Int,
+        _ changes: Changes, _ now: Instant
+    ) {
         // Submitted under the lock, so that one channel's records reach the store in order.
         if let store, !changes.isEmpty {
             effects.sequence = store.submit(ChannelRecord(name: name, engine: state.engine, changes: changes))
@@ -349,7 +353,6 @@ final class Channel: Sendable {
                 scheduleDeadline(at: next)
             }
         }
-        return effects
     }
 
     // Strong captures: a weak one would give every channel a side table and make each retain of
