@@ -1,25 +1,53 @@
 /// What a store keeps of an engine besides its messages: the one type it writes (built from a
-/// running engine by `OverlayEngine.state`) and reads back to rebuild the engine.
+/// running engine by `OverlayEngine.state`) and reads back to rebuild the engine, after a restart
+/// or exactly as it was (`OverlayEngine.exactly`).
 public struct EngineState: Hashable, Sendable {
     public var version: UInt64
     public var nextID: Int64
-    /// The orientation a restart shows: during a rotation, its target (the one a client last PUT
-    /// and was answered for).
-    public var orientation: Orientation
+    /// The time of the latest event or deadline, on the clock of the run that recorded it.
+    public var now: Instant
     /// The device profile's name.
     public var device: String
+    /// The orientation whose frame the window has.
+    public var orientation: Orientation
+    /// Where a rotation in `rotatingOut` is heading: the orientation a client last PUT.
+    public var rotationTarget: Orientation?
+    public var phase: Phase
+    public var transition: Transition?
+    /// The message on the overlay, shown or ended and still drawn.
+    public var currentID: Int64?
+    /// The `queueOrder` of the queue's ends.
+    public var headOrder: Int64
+    public var tailOrder: Int64
     /// The status bar at rest and its hierarchy; nil for a channel stored before there was one,
     /// which starts with the configured launch state.
     public var statusBar: StatusBar.Record?
+    /// The rest of the status bar (its running hide or show, who decided it): a rollback restores
+    /// it, a restart leaves the bar at rest.
+    public var statusBarTransient: StatusBar.Transient
+    /// The message the overlay still draws while it hides beside the status bar: a copy of the one
+    /// it showed, taken when the hide started, which later writes to that message do not change.
+    public var leaving: Message?
 
     public init(
-        version: UInt64 = 0, nextID: Int64 = 1, orientation: Orientation = .portrait, device: String = "",
-        statusBar: StatusBar.Record? = nil
+        version: UInt64 = 0, nextID: Int64 = 1, now: Instant = .zero, device: String = "",
+        orientation: Orientation = .portrait, rotationTarget: Orientation? = nil, phase: Phase = .hidden,
+        transition: Transition? = nil, currentID: Int64? = nil, headOrder: Int64 = 0, tailOrder: Int64 = 0,
+        statusBar: StatusBar.Record? = nil, statusBarTransient: StatusBar.Transient = .atRest, leaving: Message? = nil
     ) {
         self.version = version
         self.nextID = nextID
-        self.orientation = orientation
+        self.now = now
         self.device = device
+        self.orientation = orientation
+        self.rotationTarget = rotationTarget
+        self.phase = phase
+        self.transition = transition
+        self.currentID = currentID
+        self.headOrder = headOrder
+        self.tailOrder = tailOrder
         self.statusBar = statusBar
+        self.statusBarTransient = statusBarTransient
+        self.leaving = leaving
     }
 }

@@ -54,6 +54,7 @@ extension OverlayEngine {
             return .failure(.queueFull(limit: configuration.maxQueue, retryAfter: retryAfter))
         }
         nextID += 1
+        if let key = message.key { liveKeys[key] = message.id }
         switch phase {
         case .hidden where held:
             // Held by a hidden status bar: it waits as it would behind a hide.
@@ -85,7 +86,7 @@ extension OverlayEngine {
         if let current, current.id == id, !current.state.hasEnded {
             isCurrent = true
             old = current
-        } else if let queued = queue.first(where: { $0.id == id }) {
+        } else if let queued = queue[id: id] {
             isCurrent = false
             old = queued
         } else {
@@ -109,8 +110,8 @@ extension OverlayEngine {
         guard changed != old else { return .success(old) }
         if isCurrent {
             current = changed
-        } else if let index = queue.firstIndex(where: { $0.id == id }) {
-            queue[index] = changed
+        } else {
+            queue.update(id: id) { $0 = changed }
             recorded.record(id)
         }
         version += 1
@@ -125,8 +126,8 @@ extension OverlayEngine {
             endCurrent(as: .cancelled, at: now)
             cancelled = self.current ?? current
             if !phase.isRotating { replaceOrHide(at: now) }
-        } else if let index = queue.firstIndex(where: { $0.id == id }) {
-            cancelled = queue.remove(at: index)
+        } else if let queued = queue.remove(id: id) {
+            cancelled = queued
             cancelled.state = .cancelled
             cancelled.endedAt = now
             remember(cancelled)
@@ -279,6 +280,7 @@ extension OverlayEngine {
     }
 
     private mutating func remember(_ ended: Message) {
+        if let key = ended.key, liveKeys[key] == ended.id { liveKeys[key] = nil }
         history.append(ended)
         recorded.record(ended.id)
         if history.count > configuration.historySize {
@@ -303,7 +305,8 @@ extension OverlayEngine {
     }
 
     private func liveMessage(withKey key: String) -> Message? {
-        liveMessages.first { $0.key == key }
+        guard let id = liveKeys[key], let message = message(id: id), !message.state.hasEnded else { return nil }
+        return message
     }
 
     private func endedOrMissing(id: Int64) -> EngineError {

@@ -1,21 +1,23 @@
-// Rebuilding an engine from what a store kept.
+// Rebuilding an engine from what a store kept: after a restart, or exactly as it was.
 extension OverlayEngine {
     /// What a store keeps of this engine besides its messages.
     public var state: EngineState {
-        // During `rotatingOut` the window still has the old orientation and the one a client PUT
-        // (and was answered for) is the target: that one is kept, or a restart would lose it.
         EngineState(
-            version: version, nextID: nextID, orientation: rotationTarget ?? orientation, device: device.name,
-            statusBar: statusBar.record)
+            version: version, nextID: nextID, now: now, device: device.name, orientation: orientation,
+            rotationTarget: rotationTarget, phase: phase, transition: transition, currentID: current?.id,
+            headOrder: headOrder, tailOrder: tailOrder, statusBar: statusBar.record,
+            statusBarTransient: statusBar.transient, leaving: leaving)
     }
 
     /// An engine restored from a store after a restart: the message that was shown goes back to
     /// the head of the queue and shows again from the start of its animation; the queued ones keep
-    /// their order; ids and versions go on from where they were. The status bar is at rest as it
-    /// was kept (a hidden one holds the queue); with `controllers` appearance its hierarchy decides
-    /// again, and a bar that comes out otherwise is one more version. `live` are the messages that
-    /// were queued or shown, in any order; `history` the ended ones, oldest first. A device name
-    /// `devices` does not know leaves the configured device.
+    /// their order; ids and versions go on from where they were; a rotation under way is done, in
+    /// the orientation it was heading for (the one a client last PUT). The status bar is at rest as
+    /// it was kept (a hide or show under way is done; a hidden bar holds the queue); with
+    /// `controllers` appearance its hierarchy decides again, and a bar that comes out otherwise is
+    /// one more version. `live` are the messages that were queued or shown, in any order; `history`
+    /// the ended ones, oldest first. A device name `devices` does not know leaves the configured
+    /// device.
     ///
     /// The changes are every live message (each has a new place in the queue, the shown one a new
     /// state) and the ended ones beyond `historySize` (a smaller one configured since), which are
@@ -27,13 +29,13 @@ extension OverlayEngine {
         var engine = OverlayEngine(configuration: configuration, now: now, version: state.version, nextID: state.nextID)
         let changes = engine.applying { engine in
             if let device = devices[state.device] { engine.device = device }
-            engine.orientation = state.orientation
+            engine.orientation = state.rotationTarget ?? state.orientation
             if let record = state.statusBar {
                 engine.statusBar = StatusBar(
                     configuration: configuration.statusBar, curve: configuration.curve, restoring: record, now: now)
                 if engine.statusBar.record != record { engine.version += 1 }
             }
-            engine.history = Ring(history.suffix(configuration.historySize))
+            engine.history = MessageHistory(history.suffix(configuration.historySize))
             for dropped in history.dropLast(engine.history.count) { engine.recorded.record(dropped.id) }
             let inOrder = live.sorted {
                 ($0.state == .showing ? 0 : 1, $0.queueOrder) < ($1.state == .showing ? 0 : 1, $1.queueOrder)
@@ -47,6 +49,7 @@ extension OverlayEngine {
                 engine.tailOrder += 1
                 message.queueOrder = engine.tailOrder
                 engine.recorded.record(message.id)
+                if let key = message.key { engine.liveKeys[key] = message.id }
                 engine.queue.append(message)
             }
             if !engine.queue.isEmpty {
@@ -55,5 +58,51 @@ extension OverlayEngine {
             }
         }.changes
         return Applied(engine, changes: changes)
+    }
+
+    /// The engine exactly as it was when a store took `state` and its messages from it, within
+    /// one run: its phase, animation, shown message and timers included, and the status bar with
+    /// its hide or show under way and the message an overlay hiding beside it draws. `live` are the
+    /// queued and shown messages, in any order; `history` every stored ended message, oldest first
+    /// (one still drawn but already out of the history among them).
+    public static func exactly(
+        configuration: EngineConfiguration, state: EngineState, live: [Message], history: [Message],
+        devices: [String: DeviceProfile]
+    ) -> OverlayEngine {
+        var engine = OverlayEngine(
+            configuration: configuration, now: state.now, version: state.version, nextID: state.nextID)
+        if let device = devices[state.device] { engine.device = device }
+        engine.orientation = state.orientation
+        engine.rotationTarget = state.rotationTarget
+        engine.phase = state.phase
+        engine.transition = state.transition
+        engine.headOrder = state.headOrder
+        engine.tailOrder = state.tailOrder
+        if let record = state.statusBar {
+            engine.statusBar = StatusBar(
+                configuration: configuration.statusBar, curve: configuration.curve, exactly: record,
+                transient: state.statusBarTransient, now: state.now)
+        }
+        engine.leaving = state.leaving
+        engine.history = MessageHistory(history.suffix(configuration.historySize))
+        for message in live.sorted(by: { $0.queueOrder < $1.queueOrder }) {
+            if message.id == state.currentID { continue }
+            engine.queue.append(message)
+        }
+        if let id = state.currentID {
+            engine.current = live.first { $0.id == id } ?? history.last { $0.id == id }
+        }
+        for message in engine.liveMessages {
+            if let key = message.key { engine.liveKeys[key] = message.id }
+        }
+        engine.recorded = Changes()
+        return engine
+    }
+
+    /// Moves the version past `version` and the next id to at least `nextID`: an engine rolled
+    /// back to an earlier state shows no version, and gives no id, that a reader may have seen.
+    public mutating func continueAfter(version: UInt64, nextID: Int64) {
+        self.version = max(self.version, version) + 1
+        self.nextID = max(self.nextID, nextID)
     }
 }

@@ -11,7 +11,7 @@
 /// The events are in `OverlayEngine+Messages.swift` (post, PATCH, DELETE),
 /// `OverlayEngine+Transitions.swift` (orientation, device, and the phases they drive) and
 /// `OverlayEngine+StatusBar.swift` (the app's status bar under the overlay, and its hold on it).
-public struct OverlayEngine: Sendable {
+public struct OverlayEngine: Hashable, Sendable {
     public let configuration: EngineConfiguration
     public internal(set) var version: UInt64
     /// The time of the latest event or deadline; events never move it back.
@@ -39,9 +39,12 @@ public struct OverlayEngine: Sendable {
         }
     }
     /// Waiting messages, first to show first.
-    public internal(set) var queue = Ring<Message>()
+    public internal(set) var queue = MessageQueue()
     /// Ended messages, oldest first, at most `historySize`.
-    public internal(set) var history = Ring<Message>()
+    public internal(set) var history = MessageHistory()
+    /// The id of the live (queued or shown) message with each key: a keyed POST finds the message
+    /// it updates without a search.
+    var liveKeys: [String: Int64] = [:]
     /// The app's own status bar under the overlay; while it is hidden it holds the overlay.
     public internal(set) var statusBar: StatusBar
     /// The message the overlay still draws while it hides beside the status bar: back in the queue
@@ -72,17 +75,39 @@ public struct OverlayEngine: Sendable {
     /// animation, of the shown message's display time, or of the status bar's hide or show.
     public var nextDeadline: Instant? { pendingDeadline?.time }
 
-    /// The shown message (if it has not ended) and the queued ones, in the order they show.
+    /// The shown message (if it has not ended) and the queued ones, in the order they show. A
+    /// copy of the whole queue: for a reader that asks for all of it; `liveMessages(after:limit:)`
+    /// reads a page.
     public var liveMessages: [Message] {
         guard let current, !current.state.hasEnded else { return Array(queue) }
         return [current] + queue
     }
 
-    /// A message by id: shown, queued, or ended within the history.
+    /// A page of `liveMessages`: up to `limit` (at least one) after the message with id `cursor`,
+    /// from the first when nil. Costs the page, not the queue. Nil when `cursor` is not a live
+    /// message any more (it ended, or never was): the reader starts again from the first.
+    public func liveMessages(after cursor: Int64?, limit: Int) -> MessagePage? {
+        let limit = max(1, limit)
+        let shown = current.flatMap { $0.state.hasEnded ? nil : $0 }
+        var messages: [Message] = []
+        var after = cursor
+        if cursor == nil, let shown {
+            messages.append(shown)
+        } else if let cursor, cursor == shown?.id {
+            after = nil
+        }
+        if messages.count == limit {
+            return MessagePage(messages: messages, next: queue.isEmpty ? nil : messages.last?.id)
+        }
+        guard let queued = queue.messages(after: after, limit: limit - messages.count) else { return nil }
+        messages += queued.messages
+        return MessagePage(messages: messages, next: queued.more ? messages.last?.id : nil)
+    }
+
+    /// A message by id: shown, queued, or ended within the history. Constant time.
     public func message(id: Int64) -> Message? {
         if let current, current.id == id { return current }
-        if let queued = queue.first(where: { $0.id == id }) { return queued }
-        return history.last(where: { $0.id == id })
+        return queue[id: id] ?? history[id: id]
     }
 
     // MARK: - Reaching deadlines
@@ -116,6 +141,9 @@ public struct OverlayEngine: Sendable {
             version += 1
         }
         now = target
+        // The bar's time moves with the engine's, so that the state a store keeps (one `now`)
+        // rebuilds it exactly; its own deadlines were reached in the loop.
+        statusBar.now = target
     }
 
     /// Deadlines at or before `now` that an event itself created are reached at once.

@@ -1,6 +1,6 @@
 /// A double-ended queue on a ring buffer: appending, prepending and removing the first element
 /// take constant time, where an Array moves every element (and every element of a message holds
-/// strings to retain and release). The queue and the history are rings.
+/// strings to retain and release). The history is a ring.
 public struct Ring<Element>: RandomAccessCollection, MutableCollection {
     private var storage: [Element?] = []
     /// The storage index of the first element.
@@ -53,25 +53,6 @@ public struct Ring<Element>: RandomAccessCollection, MutableCollection {
         head = head + 1 == storage.count ? 0 : head + 1
         count -= 1
         return first
-    }
-
-    /// Removes the element at `position`, moving the shorter side (linear time).
-    @discardableResult
-    public mutating func remove(at position: Int) -> Element {
-        let removed = self[position]
-        if position < count / 2 {
-            var index = position
-            while index > 0 {
-                self[index] = self[index - 1]
-                index -= 1
-            }
-            removeFirst()
-        } else {
-            for index in position..<(count - 1) { self[index] = self[index + 1] }
-            storage[slot(count - 1)] = nil
-            count -= 1
-        }
-        return removed
     }
 
     private mutating func growIfFull() {

@@ -56,12 +56,20 @@ public struct StatusBarEffect: Hashable, Sendable {
 /// fraction when the bar's height changes with the device.
 public struct StatusBar: Hashable, Sendable {
     /// A running hide or show, in visibility.
-    struct Motion: Hashable, Sendable {
-        var animation: StatusBarAnimation
-        var from: Double
-        var to: Double
-        var start: Instant
-        var length: Interval
+    public struct Motion: Hashable, Sendable {
+        public var animation: StatusBarAnimation
+        public var from: Double
+        public var to: Double
+        public var start: Instant
+        public var length: Interval
+
+        public init(animation: StatusBarAnimation, from: Double, to: Double, start: Instant, length: Interval) {
+            self.animation = animation
+            self.from = from
+            self.to = to
+            self.start = start
+            self.length = length
+        }
 
         var end: Instant { start + length }
 
@@ -72,22 +80,22 @@ public struct StatusBar: Hashable, Sendable {
 
     public let configuration: StatusBarConfiguration
     public let curve: Curve
-    public private(set) var style: StatusBarStyle
+    public internal(set) var style: StatusBarStyle
     /// The target of the latest change: true from the moment a hide starts.
-    public private(set) var hidden: Bool
+    public internal(set) var hidden: Bool
     /// The animation the next change of `hidden` uses: the last one `PUT /statusbar` named, or the
     /// `preferredStatusBarUpdateAnimation` of the controller that decides hidden.
-    public private(set) var animation: StatusBarAnimation
+    public internal(set) var animation: StatusBarAnimation
     /// "application", or the name of the controller whose preference gave `style`.
-    public private(set) var styleFrom: String
+    public internal(set) var styleFrom: String
     /// "application", or the name of the controller whose preference gave `hidden`.
-    public private(set) var hiddenFrom: String
+    public internal(set) var hiddenFrom: String
     /// The hierarchy last sent; it decides only with `controllers` appearance.
-    public private(set) var hierarchy: ControllerHierarchy?
+    public internal(set) var hierarchy: ControllerHierarchy?
     /// The animation of the latest hide: a bar that slid out rests at −h, one that faded at 0.
-    public private(set) var hiddenBy: StatusBarAnimation
-    private(set) var motion: Motion?
-    public private(set) var now: Instant
+    public internal(set) var hiddenBy: StatusBarAnimation
+    public internal(set) var motion: Motion?
+    public internal(set) var now: Instant
 
     /// The bar at launch: the configured style and hidden flag, decided by the application.
     public init(configuration: StatusBarConfiguration, curve: Curve = .linear, now: Instant = .zero) {

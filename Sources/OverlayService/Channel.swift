@@ -5,45 +5,6 @@ import OverlayStore
 import Platform
 import Synchronization
 
-/// The service's time: seconds since start on the monotonic clock, or a manual clock that only
-/// `POST /clock` moves (spec §6).
-final class ServiceClock: Sendable {
-    let mode: ClockMode
-    /// The monotonic reading that is time zero.
-    let origin: Int64
-    private let manualNanoseconds = Atomic<Int64>(0)
-    /// Serialises writers of the manual clock; readers only load the atomic.
-    private let manualWriter = Mutex(())
-
-    init(mode: ClockMode) {
-        self.mode = mode
-        self.origin = MonotonicClock.nanoseconds()
-    }
-
-    func now() -> Instant {
-        switch mode {
-        case .real: Instant(nanoseconds: MonotonicClock.nanoseconds() - origin)
-        case .manual: Instant(nanoseconds: manualNanoseconds.load(ordering: .acquiring))
-        }
-    }
-
-    /// Moves the manual clock to `target(now)`; returns the new time, or nil if `target` refused.
-    func moveManual(_ target: (Instant) -> Instant?) -> Instant? {
-        manualWriter.withLock { _ in
-            let now = Instant(nanoseconds: manualNanoseconds.load(ordering: .acquiring))
-            guard let next = target(now), next >= now else { return nil }
-            manualNanoseconds.store(next.nanoseconds, ordering: .releasing)
-            return next
-        }
-    }
-
-    /// The monotonic reading at which the engine time `instant` arrives (real clock only).
-    func monotonic(at instant: Instant) -> Int64 {
-        let (sum, overflow) = origin.addingReportingOverflow(instant.nanoseconds)
-        return overflow ? .max : sum
-    }
-}
-
 /// One overlay: an engine behind a lock, the readers waiting for its next version (long-poll),
 /// and the event streams that receive every version (Server-Sent Events).
 ///
@@ -62,6 +23,8 @@ final class Channel: Sendable {
     private let store: OverlayStore?
     /// Where every new version goes when publishing is configured.
     private let publisher: Publisher<OverlaySnapshot>?
+    /// The device profiles by name, to read a stored device back.
+    private let devices: [String: DeviceProfile]
 
     private struct Waiter {
         var since: UInt64
@@ -103,10 +66,13 @@ final class Channel: Sendable {
 
     private let state: Mutex<State>
 
+    /// A channel with `engine`. `restarted` are the changes of a restart (a channel read back
+    /// from the store): they are stored at once, with the whole state of the channel, so that
+    /// from then on the store holds this run's state of it (what a failed commit goes back to).
     init(
-        name: String, number: Int, engine: OverlayEngine, unsaved: Changes = Changes(), clock: ServiceClock,
+        name: String, number: Int, engine: OverlayEngine, restarted: Changes? = nil, clock: ServiceClock,
         scheduler: DeadlineScheduler, encoder: OverlayEncoder, store: OverlayStore?,
-        publisher: Publisher<OverlaySnapshot>? = nil
+        publisher: Publisher<OverlaySnapshot>? = nil, devices: [String: DeviceProfile] = [:]
     ) {
         self.name = name
         self.number = number
@@ -115,10 +81,10 @@ final class Channel: Sendable {
         self.encoder = encoder
         self.store = store
         self.publisher = publisher
+        self.devices = devices
         var initial = State(engine: engine)
-        // What the engine changed before the channel existed (a restart) is stored first.
-        if let store, !unsaved.isEmpty {
-            initial.lastSequence = store.submit(ChannelRecord(name: name, engine: engine, changes: unsaved))
+        if let store, let restarted {
+            initial.lastSequence = store.submit(ChannelRecord(name: name, engine: engine, changes: restarted))
         }
         self.state = Mutex(initial)
     }
@@ -146,6 +112,44 @@ final class Channel: Sendable {
     /// Reaches every deadline up to now; the scheduler's firing and the manual clock call this.
     func advanceToNow() {
         access { _, _ in ((), Changes()) }
+    }
+
+    /// A commit of this channel's changes failed: nothing of them is on disk. The channel goes
+    /// back to what the database holds (`stored`, read on the store's writer thread), every change
+    /// not yet committed with it (its records are taken out of the store's queue, and their
+    /// writers answered 503), then reaches the current time again. Readers get that state at once
+    /// under a new version, beyond every one they may have seen; no id given before is given again.
+    func rollBack(stored: () throws(StoreError) -> LoadedChannel?) {
+        guard let store else { return }
+        let effects = state.withLock { state -> Effects in
+            store.discardPending(channel: name)
+            let image: LoadedChannel?
+            do {
+                image = try stored()
+            } catch {
+                Diagnostics.write("overlayd: channel \(name) keeps changes that are not stored: \(error)\n")
+                return Effects()
+            }
+            let before = state.engine.version
+            let waitersBefore = state.waiters.count
+            let now = clock.now()
+            let configuration = state.engine.configuration
+            // A channel the database holds nothing of was new: it goes back to a new one.
+            var engine =
+                image.map {
+                    OverlayEngine.exactly(
+                        configuration: configuration, state: $0.state, live: $0.live, history: $0.history,
+                        devices: devices)
+                } ?? OverlayEngine(configuration: configuration, now: now, version: before)
+            engine.continueAfter(version: before, nextID: state.engine.nextID)
+            state.engine = engine
+            state.lastSequence = nil
+            let changes = state.engine.advance(to: now)
+            var effects = Effects()
+            conclude(&state, into: &effects, versionBefore: before, waitersBefore: waitersBefore, changes, now)
+            return effects
+        }
+        perform(effects)
     }
 
     // MARK: - Reading
@@ -290,55 +294,65 @@ final class Channel: Sendable {
                 outcome = .failure(error)
             }
             var effects = Effects()
-            // Submitted under the lock, so that one channel's records reach the store in order.
-            if let store, !changes.isEmpty {
-                effects.sequence = store.submit(ChannelRecord(name: name, engine: state.engine, changes: changes))
-                state.lastSequence = effects.sequence
-            } else {
-                effects.sequence = state.lastSequence
-            }
-            var waitersChanged = state.waiters.count != waitersBefore
-            if state.engine.version != before
-                && (publisher != nil || !state.subscribers.isEmpty || !state.waiters.isEmpty)
-            {
-                effects.changed = state.engine.overlay(at: now)
-                effects.subscribers = Array(state.subscribers.values)
-                if !state.waiters.isEmpty {
-                    effects.answered = state.waiters
-                    state.waiters = []
-                    waitersChanged = true
-                }
-            }
-            // Waiters are only scanned once the earliest of them is due, not on every access.
-            let monotonicNow = MonotonicClock.nanoseconds()
-            if let earliest = state.waitersScheduled, earliest <= monotonicNow {
-                effects.expired = state.waiters.filter { $0.deadline <= monotonicNow }
-                effects.expiredVersion = state.engine.version
-                state.waiters.removeAll { $0.deadline <= monotonicNow }
-                waitersChanged = true
-            }
-            // Deadlines go to the scheduler under the lock, in the order they are worked out. Handed
-            // over after it, two accesses on two threads could hand them over the other way round,
-            // and the scheduler would keep the older one: a 0.3 s wait parked beside a 30 s one
-            // went unanswered that way. The scheduler never calls back under its own lock.
-            if waitersChanged {
-                let nextWaiter = state.waiters.map(\.deadline).min()
-                if nextWaiter != state.waitersScheduled {
-                    state.waitersScheduled = nextWaiter
-                    scheduleWaiters(at: nextWaiter)
-                }
-            }
-            if clock.mode == .real {
-                let next = state.engine.nextDeadline
-                if next != state.scheduled {
-                    state.scheduled = next
-                    scheduleDeadline(at: next)
-                }
-            }
+            conclude(&state, into: &effects, versionBefore: before, waitersBefore: waitersBefore, changes, now)
             return (outcome, effects)
         }
         perform(effects)
         return (try outcome.get(), effects.sequence)
+    }
+
+    /// The end of every access, under the lock: the changes go to the store, a new version to
+    /// the readers, due waiters get 304, and deadlines that moved go to the scheduler.
+    @inline(__always)
+    private func conclude(
+        _ state: inout State, into effects: inout Effects, versionBefore before: UInt64, waitersBefore: Int,
+        _ changes: Changes, _ now: Instant
+    ) {
+        // Submitted under the lock, so that one channel's records reach the store in order.
+        if let store, !changes.isEmpty {
+            effects.sequence = store.submit(ChannelRecord(name: name, engine: state.engine, changes: changes))
+            state.lastSequence = effects.sequence
+        } else {
+            effects.sequence = state.lastSequence
+        }
+        var waitersChanged = state.waiters.count != waitersBefore
+        if state.engine.version != before
+            && (publisher != nil || !state.subscribers.isEmpty || !state.waiters.isEmpty)
+        {
+            effects.changed = state.engine.overlay(at: now)
+            effects.subscribers = Array(state.subscribers.values)
+            if !state.waiters.isEmpty {
+                effects.answered = state.waiters
+                state.waiters = []
+                waitersChanged = true
+            }
+        }
+        // Waiters are only scanned once the earliest of them is due, not on every access.
+        let monotonicNow = MonotonicClock.nanoseconds()
+        if let earliest = state.waitersScheduled, earliest <= monotonicNow {
+            effects.expired = state.waiters.filter { $0.deadline <= monotonicNow }
+            effects.expiredVersion = state.engine.version
+            state.waiters.removeAll { $0.deadline <= monotonicNow }
+            waitersChanged = true
+        }
+        // Deadlines go to the scheduler under the lock, in the order they are worked out. Handed
+        // over after it, two accesses on two threads could hand them over the other way round,
+        // and the scheduler would keep the older one: a 0.3 s wait parked beside a 30 s one
+        // went unanswered that way. The scheduler never calls back under its own lock.
+        if waitersChanged {
+            let nextWaiter = state.waiters.map(\.deadline).min()
+            if nextWaiter != state.waitersScheduled {
+                state.waitersScheduled = nextWaiter
+                scheduleWaiters(at: nextWaiter)
+            }
+        }
+        if clock.mode == .real {
+            let next = state.engine.nextDeadline
+            if next != state.scheduled {
+                state.scheduled = next
+                scheduleDeadline(at: next)
+            }
+        }
     }
 
     // Strong captures: a weak one would give every channel a side table and make each retain of
@@ -380,38 +394,5 @@ final class Channel: Sendable {
         // access schedules whatever deadline comes next even if it is the same instant.
         state.withLock { $0.scheduled = nil }
         advanceToNow()
-    }
-}
-
-/// An event stream and the last version it was sent.
-///
-/// Two changes can finish on two threads in either order; a stream must still see versions only
-/// grow, so delivery checks and sends under this small lock. `HTTPStream.send` only appends to a
-/// buffer and may wake the connection; it never waits.
-final class Subscriber: Sendable {
-    let stream: HTTPStream
-    private let lastSent: Mutex<UInt64?>
-
-    init(stream: HTTPStream, lastSent: UInt64?) {
-        self.stream = stream
-        self.lastSent = Mutex(lastSent)
-    }
-
-    func deliver(_ version: UInt64, _ event: [UInt8], limit: Int) {
-        lastSent.withLock { last in
-            if let last, version <= last { return }
-            last = version
-            stream.send(event, limit: limit)
-        }
-    }
-
-    /// Only an idle stream needs a heartbeat. On a backed-up one it would be the newest piece, and
-    /// the bounded buffer keeps the newest: it would push out the event the slow reader has yet to
-    /// receive. Under the lock, so that no event is delivered between the look and the send.
-    func heartbeat(_ comment: [UInt8], limit: Int) {
-        lastSent.withLock { _ in
-            guard stream.bufferedBytes == 0 else { return }
-            stream.send(comment, limit: limit)
-        }
     }
 }

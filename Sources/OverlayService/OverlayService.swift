@@ -48,18 +48,30 @@ public final class OverlayService: Sendable {
                 configuration: engine, state: channel.state, live: channel.live, history: channel.history,
                 devices: configuration.devices, now: clock.now())
             return Channel(
-                name: channel.name, number: number, engine: restart.value, unsaved: restart.changes, clock: clock,
-                scheduler: scheduler, encoder: encoder, store: store, publisher: publisher)
+                name: channel.name, number: number, engine: restart.value, restarted: restart.changes, clock: clock,
+                scheduler: scheduler, encoder: encoder, store: store, publisher: publisher,
+                devices: configuration.devices)
         }
         self.channels = ChannelRegistry(
             limit: max(configuration.maxChannels, restored.count), readerLimit: configuration.maxChannels,
             restored: restored
         ) { name, number in
             Channel(
-                name: name, number: number, engine: OverlayEngine(configuration: engine, now: clock.now()),
-                clock: clock, scheduler: scheduler, encoder: encoder, store: store, publisher: publisher)
+                name: name, number: number,
+                engine: OverlayEngine(configuration: engine, now: clock.now(), version: clock.firstVersion()),
+                clock: clock, scheduler: scheduler, encoder: encoder, store: store, publisher: publisher,
+                devices: configuration.devices)
         }
-        store?.start()
+        let channels = self.channels
+        store?.start { name, stored in channels.existing(name)?.rollBack(stored: stored) }
+        // The restored channels are stored as this run holds them before anything else happens:
+        // a failed commit goes back to what the database holds, which must be this run's state.
+        if let store, !loaded.isEmpty, !store.flush() {
+            scheduler.stop()
+            store.close()
+            publisher?.stop(grace: 0)
+            throw StoreError("\(store.path) cannot be written: storing the restored state failed")
+        }
         // Restored channels schedule their deadlines at once.
         for channel in restored { channel.advanceToNow() }
         // A restart moves every stored channel to a new version: subscribers of the endpoint learn
@@ -146,10 +158,10 @@ public final class OverlayService: Sendable {
         }
     }
 
-    /// The answer to a write whose commit failed: the change is live but not on disk.
+    /// The answer to a write whose commit failed: the change was undone, in memory and on disk.
     static let notStored = APIError(
         status: 503, code: "storage_failed",
-        message: "the change is live but could not be written to disk; see the server's log",
+        message: "the change could not be written to disk and was undone; see the server's log",
         headers: [Header(name: "Retry-After", value: "1")])
 
     static let eventHeaders = [

@@ -18,25 +18,23 @@ public struct ChannelRecord: Sendable {
         state = engine.state
         messages = []
         forgotten = []
-        var ended: [Int64: Message] = [:]
+        var ended: [(order: Int, message: Message)] = []
         for id in Set(changes.messages).sorted() {
             guard let message = engine.message(id: id) else {
                 forgotten.append(id)
                 continue
             }
-            if message.state.hasEnded { ended[id] = message } else { messages.append(message) }
+            if message.state.hasEnded {
+                // An ended message still drawn but already out of the history comes first.
+                ended.append((engine.history.order(of: id) ?? -1, message))
+            } else {
+                messages.append(message)
+            }
         }
         // The store numbers ended messages in the order they come here. That must be the order
         // they ended (the history's), not their ids': a sticky message sent back to the queue by
         // an immediate one ends after it. Else a restart that cuts the history drops the newest.
-        if !ended.isEmpty {
-            var inOrder: [Message] = []
-            for message in engine.history.reversed() {
-                if ended.isEmpty { break }
-                if let changed = ended.removeValue(forKey: message.id) { inOrder.append(changed) }
-            }
-            messages += ended.values.sorted { $0.id < $1.id } + inOrder.reversed()
-        }
+        messages += ended.sorted { ($0.order, $0.message.id) < ($1.order, $1.message.id) }.map(\.message)
     }
 }
 

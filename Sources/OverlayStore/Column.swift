@@ -173,6 +173,8 @@ extension NamedColumnValue {
 extension Orientation: NamedColumnValue {}
 extension MessageKind: NamedColumnValue {}
 extension MessageState: NamedColumnValue {}
+extension Phase: NamedColumnValue {}
+extension Transition.Property: NamedColumnValue {}
 extension StatusBarStyle: NamedColumnValue {}
 extension StatusBarAnimation: NamedColumnValue {}
 

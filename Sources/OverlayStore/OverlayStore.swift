@@ -1,5 +1,6 @@
 import OverlayEngine
 import Platform
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -21,22 +22,59 @@ public final class OverlayStore: Sendable {
 
     public let path: String
     private let lockDescriptor: Int32
-    private let writer: StoreWriter
+    let writer: StoreWriter
     private let thread = ConditionThread(Queue())
 
     /// What the writer thread and the submitters share, under the thread's lock.
     private struct Queue: Sendable {
         var pending: [(sequence: UInt64, record: ChannelRecord)] = []
         var submitted: UInt64 = 0
+        /// Every sequence up to this one is committed or failed.
         var committed: UInt64 = 0
-        var callbacks: [(sequence: UInt64, completion: @Sendable (Bool) -> Void)] = []
-        /// The sequences of the latest commits that failed; their callers are told false.
-        var failed: [ClosedRange<UInt64>] = []
+        var callbacks: [UInt64: [@Sendable (Bool) -> Void]] = [:]
+        /// The latest failed sequences (a writer may ask after the fact), oldest first.
+        var failed: Set<UInt64> = []
+        var failedInOrder: [UInt64] = []
+        /// Failed sequences whose writers are not answered yet: they are, once every channel
+        /// they touched is rolled back.
+        var unanswered: [UInt64] = []
+        var rollback: Rollback?
+        /// Whether the writer holds a batch it has not finished with.
+        var committing = false
         var running = false
         var stopping = false
 
-        func isFailed(_ sequence: UInt64) -> Bool { failed.contains { $0.contains(sequence) } }
+        func isResolved(_ sequence: UInt64) -> Bool { sequence <= committed || failed.contains(sequence) }
+
+        mutating func fail(_ sequence: UInt64) {
+            failed.insert(sequence)
+            failedInOrder.append(sequence)
+            unanswered.append(sequence)
+            if failedInOrder.count > 4096 { failed.remove(failedInOrder.removeFirst()) }
+        }
+
+        mutating func takeCallbacks(_ sequences: some Sequence<UInt64>) -> [@Sendable (Bool) -> Void] {
+            var due: [@Sendable (Bool) -> Void] = []
+            for sequence in sequences {
+                if let waiting = callbacks.removeValue(forKey: sequence) { due += waiting }
+            }
+            return due
+        }
     }
+
+    /// What the writer thread does for each channel whose commit failed, before the writers of
+    /// the failed changes are answered: it gets the channel's name and a function that reads what
+    /// the database holds of it (nil if nothing), to put the channel back to that.
+    public typealias Rollback =
+        @Sendable (_ channel: String, _ stored: () throws(StoreError) -> LoadedChannel?) -> Void
+
+    /// How long the writer waits after a failed commit before the next: a disk that stays full
+    /// makes a commit fail, its rollback, and the same deadlines reached again, a few times a
+    /// second at most rather than as fast as the disk can refuse.
+    static let backoffNanoseconds: Int64 = 100_000_000
+
+    /// Commits that fail on purpose, for tests of what a failed commit does.
+    private let injectedFailures = Atomic<Int>(0)
 
     /// Opens (creating if needed) the store in `directory`, checks it, and brings its schema up to
     /// date. A file that is not a readable overlayd database is an error, never replaced.
@@ -88,10 +126,12 @@ public final class OverlayStore: Sendable {
         try writer.load()
     }
 
-    /// Starts the writer thread; records submitted before are kept.
-    public func start() {
+    /// Starts the writer thread; records submitted before are kept. After a failed commit it
+    /// calls `rollback` for each channel the commit touched.
+    public func start(rollingBack rollback: Rollback? = nil) {
         let starts = thread.withLock { locked in
             defer { locked.state.running = true }
+            locked.state.rollback = rollback
             return !locked.state.running
         }
         // The thread holds the store until `close` ends it.
@@ -115,8 +155,8 @@ public final class OverlayStore: Sendable {
     /// false if its commit failed.
     public func whenDurable(_ sequence: UInt64, _ completion: @escaping @Sendable (Bool) -> Void) {
         let resolved = thread.withLock { locked -> Bool? in
-            guard sequence > locked.state.committed else { return !locked.state.isFailed(sequence) }
-            locked.state.callbacks.append((sequence, completion))
+            guard !locked.state.isResolved(sequence) else { return !locked.state.failed.contains(sequence) }
+            locked.state.callbacks[sequence, default: []].append(completion)
             return nil
         }
         if let resolved { completion(resolved) }
@@ -125,14 +165,39 @@ public final class OverlayStore: Sendable {
     /// Blocks until `sequence` is on disk; false if its commit failed.
     public func waitUntilDurable(_ sequence: UInt64) -> Bool {
         thread.withLock { locked in
-            while locked.state.committed < sequence && locked.state.running { locked.wait() }
-            return !locked.state.isFailed(sequence)
+            while !locked.state.isResolved(sequence) && locked.state.running { locked.wait() }
+            return !locked.state.failed.contains(sequence)
         }
     }
 
-    /// Blocks until everything submitted so far is committed.
-    public func flush() {
-        _ = waitUntilDurable(thread.withLock { $0.state.submitted })
+    /// Blocks until everything submitted so far is committed; false if the last of it failed.
+    @discardableResult
+    public func flush() -> Bool {
+        waitUntilDurable(thread.withLock { $0.state.submitted })
+    }
+
+    /// Takes this channel's records that wait for a commit out of the queue; they fail (their
+    /// writers are answered false once the rollback is done). For a rollback: the records were
+    /// made on the state it undoes.
+    public func discardPending(channel: String) {
+        thread.withLock { locked in
+            var kept: [(sequence: UInt64, record: ChannelRecord)] = []
+            for entry in locked.state.pending {
+                if entry.record.name == channel { locked.state.fail(entry.sequence) } else { kept.append(entry) }
+            }
+            locked.state.pending = kept
+        }
+    }
+
+    /// Whether the writer is busy with a batch (for tests that hold a commit up).
+    var isCommitting: Bool { thread.withLock { $0.state.committing } }
+
+    /// Records waiting for the next commit (for tests).
+    var pendingCount: Int { thread.withLock { $0.state.pending.count } }
+
+    /// Makes the next `count` commits fail after writing their rows, as a full disk would.
+    func failNextCommits(_ count: Int) {
+        injectedFailures.store(count, ordering: .releasing)
     }
 
     /// Commits what is pending and stops the writer. Later submissions are not written.
@@ -144,38 +209,70 @@ public final class OverlayStore: Sendable {
         thread.join()
         thread.withLock { locked in
             locked.state.running = false
+            // The handler holds the channels, which hold the store: dropped, the store can go.
+            locked.state.rollback = nil
             locked.broadcast()
         }
     }
 
     private func run() {
         while let batch = nextBatch() {
-            let succeeded: Bool
+            let sequences = batch.map(\.sequence)
             do {
-                try writer.commit(batch.map(\.record))
-                succeeded = true
+                try writer.commit(batch.map(\.record), failing: takeInjectedFailure())
+                let due = thread.withLock { locked in
+                    locked.state.committed = sequences.last!
+                    locked.state.committing = false
+                    locked.broadcast()
+                    return locked.state.takeCallbacks(sequences)
+                }
+                for callback in due { callback(true) }
             } catch {
                 StoreFiles.writeError("overlayd: storing failed: \(error)\n")
-                succeeded = false
+                rollBack(batch)
             }
-            let last = batch.last!.sequence
-            let due = thread.withLock { locked in
-                if !succeeded {
-                    // A failed commit is not retried: its changes stay live in memory, and its
-                    // writers are told (503) that they were not stored. The latest failures are
-                    // remembered for a writer that asks after the fact.
-                    locked.state.failed.append(batch[0].sequence...last)
-                    if locked.state.failed.count > 64 { locked.state.failed.removeFirst() }
-                }
-                locked.state.committed = last
-                // Every callback up to `last` belongs to this batch: earlier ones ran after theirs.
-                let due = locked.state.callbacks.filter { $0.sequence <= last }
-                locked.state.callbacks.removeAll { $0.sequence <= last }
-                locked.broadcast()
-                return due
-            }
-            for callback in due { callback.completion(succeeded) }
         }
+    }
+
+    /// A commit failed: nothing of it is on disk. Every channel it touched goes back to what the
+    /// database holds, with every change of theirs not yet committed (`discardPending`); then
+    /// the writers of all those changes are answered false, and the writer waits a moment.
+    private func rollBack(_ batch: [(sequence: UInt64, record: ChannelRecord)]) {
+        writer.forgetReservations()
+        let rollback = thread.withLock { locked in
+            locked.state.committed = batch.last!.sequence
+            for entry in batch { locked.state.fail(entry.sequence) }
+            return locked.state.rollback
+        }
+        var channels: [String] = []
+        for entry in batch where !channels.contains(entry.record.name) { channels.append(entry.record.name) }
+        if let rollback {
+            for channel in channels {
+                rollback(channel) { () throws(StoreError) in try writer.loadChannel(channel) }
+            }
+        }
+        let due = thread.withLock { locked in
+            defer { locked.state.unanswered = [] }
+            locked.state.committing = false
+            locked.broadcast()
+            return locked.state.takeCallbacks(locked.state.unanswered)
+        }
+        for callback in due { callback(false) }
+        let until = MonotonicClock.nanoseconds() + OverlayStore.backoffNanoseconds
+        thread.withLock { locked in
+            while !locked.state.stopping && MonotonicClock.nanoseconds() < until { locked.wait(untilMonotonic: until) }
+        }
+    }
+
+    private func takeInjectedFailure() -> Bool {
+        var count = injectedFailures.load(ordering: .acquiring)
+        while count > 0 {
+            let (exchanged, original) = injectedFailures.compareExchange(
+                expected: count, desired: count - 1, ordering: .acquiringAndReleasing)
+            if exchanged { return true }
+            count = original
+        }
+        return false
     }
 
     /// Waits for records to commit; nil once the store is closing and none are left.
@@ -183,6 +280,7 @@ public final class OverlayStore: Sendable {
         thread.withLock { locked in
             while locked.state.pending.isEmpty && !locked.state.stopping { locked.wait() }
             guard !locked.state.pending.isEmpty else { return nil }
+            locked.state.committing = true
             defer { locked.state.pending = [] }
             return locked.state.pending
         }

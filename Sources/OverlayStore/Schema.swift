@@ -1,48 +1,5 @@
 import OverlayEngine
 
-/// A channel's row: the engine's state, with the reservations that keep versions and ids from
-/// repeating after a crash, and the status bar at rest (its controllers are rows of their own).
-struct ChannelRow {
-    var name: String
-    var state: EngineState
-    var versionReserved: UInt64
-    var idReserved: Int64
-    // The status bar's columns are null in a row stored before there was one: such a channel
-    // starts with the configured launch state.
-    var statusBarStyle: StatusBarStyle? = nil
-    var statusBarHidden: Bool? = nil
-    var statusBarAnimation: StatusBarAnimation? = nil
-    var statusBarHiddenBy: StatusBarAnimation? = nil
-    /// The hierarchy's root; null when no hierarchy was sent.
-    var statusBarRoot: String? = nil
-
-    /// The row of `state`, the status bar's columns included.
-    init(name: String, state: EngineState, versionReserved: UInt64, idReserved: Int64) {
-        self.name = name
-        self.state = state
-        self.versionReserved = versionReserved
-        self.idReserved = idReserved
-        if let bar = state.statusBar {
-            statusBarStyle = bar.style
-            statusBarHidden = bar.hidden
-            statusBarAnimation = bar.animation
-            statusBarHiddenBy = bar.hiddenBy
-            statusBarRoot = bar.hierarchy?.root
-        }
-    }
-
-    /// The status bar the columns hold, with `hierarchy` read from its rows; nil for a row from
-    /// before the status bar was stored.
-    func statusBar(hierarchy: ControllerHierarchy?) -> StatusBar.Record? {
-        guard let statusBarStyle, let statusBarHidden, let statusBarAnimation, let statusBarHiddenBy else {
-            return nil
-        }
-        return StatusBar.Record(
-            style: statusBarStyle, hidden: statusBarHidden, animation: statusBarAnimation,
-            hiddenBy: statusBarHiddenBy, hierarchy: hierarchy)
-    }
-}
-
 /// One controller of a channel's status-bar hierarchy, at its place in the order it was sent.
 struct ControllerRow {
     var channel: String
@@ -89,11 +46,29 @@ enum Schema {
                 onConflict: "max(channels.next_id_reserved, excluded.next_id_reserved)"),
             Column("orientation", \.state.orientation),
             Column("device", \.state.device),
+            Column("rotation_target", \.state.rotationTarget),
+            Column("now_ns", \.state.now),
+            Column("phase", \.state.phase),
+            Column("transition_property", \.transitionProperty),
+            Column("transition_from", \.transitionFrom),
+            Column("transition_to", \.transitionTo),
+            Column("transition_start_ns", \.transitionStart),
+            Column("transition_length_ns", \.transitionLength),
+            Column("current_id", \.state.currentID),
+            Column("head_order", \.state.headOrder),
+            Column("tail_order", \.state.tailOrder),
             Column("status_bar_style", \.statusBarStyle),
             Column("status_bar_hidden", \.statusBarHidden),
             Column("status_bar_animation", \.statusBarAnimation),
             Column("status_bar_hidden_by", \.statusBarHiddenBy),
             Column("status_bar_root", \.statusBarRoot),
+            Column("status_bar_style_from", \.state.statusBarTransient.styleFrom),
+            Column("status_bar_hidden_from", \.state.statusBarTransient.hiddenFrom),
+            Column("status_bar_motion_animation", \.statusBarMotionAnimation),
+            Column("status_bar_motion_from", \.statusBarMotionFrom),
+            Column("status_bar_motion_to", \.statusBarMotionTo),
+            Column("status_bar_motion_start_ns", \.statusBarMotionStart),
+            Column("status_bar_motion_length_ns", \.statusBarMotionLength),
         ])
 
     static let controllers = Table<ControllerRow>(
@@ -112,31 +87,41 @@ enum Schema {
             Column("captures_appearance", \.controller.modalPresentationCapturesStatusBarAppearance),
         ])
 
+    /// A message's columns, in `messages` and in `leaving`.
+    private static let messageColumns: [Column<MessageRow>] = [
+        Column("channel", \.channel),
+        Column("id", \.message.id),
+        Column("kind", \.message.kind),
+        Column("text", \.message.text),
+        Column("progress", \.message.progress),
+        Column("duration_ns", \.message.duration),
+        Column("immediate", \.message.immediate),
+        Column("key", \.message.key),
+        Column("state", \.message.state),
+        Column("posted_at_ns", \.message.postedAt),
+        Column("ended_at_ns", \.message.endedAt),
+        Column("shown_at_ns", \.message.shownAt),
+        Column("display_started_at_ns", \.message.displayStartedAt),
+        Column("deadline_ns", \.message.deadline),
+        Column("expires_at_deadline", \.message.expiresAtDeadline),
+        Column("queue_order", \.message.queueOrder),
+    ]
+
     static let messages = Table<MessageRow>(
         name: "messages", key: ["channel", "id"],
-        columns: [
-            Column("channel", \.channel),
-            Column("id", \.message.id),
-            Column("kind", \.message.kind),
-            Column("text", \.message.text),
-            Column("progress", \.message.progress),
-            Column("duration_ns", \.message.duration),
-            Column("immediate", \.message.immediate),
-            Column("key", \.message.key),
-            Column("state", \.message.state),
-            Column("posted_at_ns", \.message.postedAt),
-            Column("ended_at_ns", \.message.endedAt),
-            Column("shown_at_ns", \.message.shownAt),
-            Column("display_started_at_ns", \.message.displayStartedAt),
-            Column("queue_order", \.message.queueOrder),
+        columns: messageColumns + [
             // A message keeps the place in the history it got when it ended.
             Column(
                 "history_seq", \.historySequence,
                 onConflict: """
                     CASE WHEN excluded.history_seq IS NULL THEN NULL
                     ELSE coalesce(messages.history_seq, excluded.history_seq) END
-                    """),
+                    """)
         ])
+
+    /// The message an overlay hiding beside the status bar draws, one row per channel while it
+    /// hides: a copy taken when the hide started, which the message's own row may no longer equal.
+    static let leaving = Table<MessageRow>(name: "leaving_messages", key: ["channel"], columns: messageColumns)
 
     static let migrations: [(version: Int64, sql: String)] = [
         (
@@ -178,15 +163,46 @@ enum Schema {
             """
         ),
         (
-            // The status bar under the overlay: its state at rest, and the controller hierarchy
-            // that decides it with `controllers` appearance.
+            // Everything of the engine, so that a commit that fails is undone by reading back
+            // what the database holds (docs/BEHAVIOUR.md, "Durability"). `orientation` is from
+            // now on the window's; a rotation's target, which the older versions kept there, is
+            // its own column.
             3,
+            """
+            ALTER TABLE channels ADD COLUMN rotation_target TEXT;
+            ALTER TABLE channels ADD COLUMN now_ns INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE channels ADD COLUMN phase TEXT NOT NULL DEFAULT 'hidden';
+            ALTER TABLE channels ADD COLUMN transition_property TEXT;
+            ALTER TABLE channels ADD COLUMN transition_from REAL;
+            ALTER TABLE channels ADD COLUMN transition_to REAL;
+            ALTER TABLE channels ADD COLUMN transition_start_ns INTEGER;
+            ALTER TABLE channels ADD COLUMN transition_length_ns INTEGER;
+            ALTER TABLE channels ADD COLUMN current_id INTEGER;
+            ALTER TABLE channels ADD COLUMN head_order INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE channels ADD COLUMN tail_order INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE messages ADD COLUMN deadline_ns INTEGER;
+            ALTER TABLE messages ADD COLUMN expires_at_deadline INTEGER NOT NULL DEFAULT 0;
+            """
+        ),
+        (
+            // The status bar under the overlay: its state at rest and the controller hierarchy
+            // that decides it with `controllers` appearance (what a restart restores), then its
+            // hide or show under way, who decided it, and the message an overlay hiding beside it
+            // draws (what a rollback restores as well).
+            4,
             """
             ALTER TABLE channels ADD COLUMN status_bar_style TEXT;
             ALTER TABLE channels ADD COLUMN status_bar_hidden INTEGER;
             ALTER TABLE channels ADD COLUMN status_bar_animation TEXT;
             ALTER TABLE channels ADD COLUMN status_bar_hidden_by TEXT;
             ALTER TABLE channels ADD COLUMN status_bar_root TEXT;
+            ALTER TABLE channels ADD COLUMN status_bar_style_from TEXT NOT NULL DEFAULT 'application';
+            ALTER TABLE channels ADD COLUMN status_bar_hidden_from TEXT NOT NULL DEFAULT 'application';
+            ALTER TABLE channels ADD COLUMN status_bar_motion_animation TEXT;
+            ALTER TABLE channels ADD COLUMN status_bar_motion_from REAL;
+            ALTER TABLE channels ADD COLUMN status_bar_motion_to REAL;
+            ALTER TABLE channels ADD COLUMN status_bar_motion_start_ns INTEGER;
+            ALTER TABLE channels ADD COLUMN status_bar_motion_length_ns INTEGER;
             CREATE TABLE status_bar_controllers (
               channel TEXT NOT NULL,
               position INTEGER NOT NULL,
@@ -200,6 +216,24 @@ enum Schema {
               full_screen INTEGER NOT NULL,
               captures_appearance INTEGER NOT NULL,
               PRIMARY KEY (channel, position)
+            ) WITHOUT ROWID;
+            CREATE TABLE leaving_messages (
+              channel TEXT PRIMARY KEY,
+              id INTEGER NOT NULL,
+              kind TEXT NOT NULL,
+              text TEXT NOT NULL,
+              progress REAL,
+              duration_ns INTEGER,
+              immediate INTEGER NOT NULL,
+              key TEXT,
+              state TEXT NOT NULL,
+              posted_at_ns INTEGER NOT NULL,
+              ended_at_ns INTEGER,
+              shown_at_ns INTEGER,
+              display_started_at_ns INTEGER,
+              deadline_ns INTEGER,
+              expires_at_deadline INTEGER NOT NULL,
+              queue_order INTEGER NOT NULL
             ) WITHOUT ROWID;
             """
         ),

@@ -16,10 +16,15 @@ final class StoreWriter: @unchecked Sendable {
     private let deleteMessage: Statement
     private let upsertController: Statement
     private let deleteControllers: Statement
+    private let upsertLeaving: Statement
+    private let deleteLeaving: Statement
     private var reservedVersions: [String: UInt64] = [:]
-    /// The status-bar hierarchy on disk per channel: a record rewrites the controllers' rows only
-    /// when its hierarchy differs (it is sent rarely, and every record carries it).
-    private var storedHierarchies: [String: ControllerHierarchy] = [:]
+    /// The status-bar hierarchy on disk per channel (`.some(nil)`: none): a record rewrites the
+    /// controllers' rows only when its hierarchy differs (it is sent rarely, and every record
+    /// carries it). A channel missing here, not loaded in this run, is written in full once.
+    private var storedHierarchies: [String: ControllerHierarchy?] = [:]
+    /// The leaving message on disk per channel, written the same way: only when it differs.
+    private var storedLeaving: [String: Message?] = [:]
     private var reservedIDs: [String: Int64] = [:]
     private var historySequence: Int64 = 0
 
@@ -30,6 +35,10 @@ final class StoreWriter: @unchecked Sendable {
         deleteMessage = try database.prepare("DELETE FROM messages WHERE channel = ?1 AND id = ?2")
         upsertController = try database.prepare(Schema.controllers.upsert)
         deleteControllers = try database.prepare("DELETE FROM status_bar_controllers WHERE channel = ?1")
+        upsertLeaving = try database.prepare(Schema.leaving.upsert)
+        deleteLeaving = try database.prepare("DELETE FROM leaving_messages WHERE channel = ?1")
+        let maximum = try database.prepare("SELECT coalesce(max(history_seq), 0) FROM messages")
+        if try maximum.step() { historySequence = maximum.int(0) }
     }
 
     /// Every stored channel, its reservations taken as its version and next id.
@@ -41,16 +50,14 @@ final class StoreWriter: @unchecked Sendable {
         let ended = try Schema.messages.prepareSelect(
             database, where: "channel = ?1 AND history_seq IS NOT NULL", orderBy: "history_seq")
         let controllers = try Schema.controllers.prepareSelect(database, where: "channel = ?1", orderBy: "position")
+        let leaving = try Schema.leaving.prepareSelect(database, where: "channel = ?1", orderBy: "channel")
         var loaded: [LoadedChannel] = []
         while try channels.step() {
-            var row = ChannelRow(name: "", state: EngineState(), versionReserved: 0, idReserved: 1)
+            var row = ChannelRow.empty
             try Schema.channels.read(channels, into: &row, path: path)
-            var state = row.state
-            let hierarchy = try row.statusBarRoot.map { root throws(StoreError) in
-                try self.hierarchy(of: row.name, root: root, from: controllers)
-            }
-            state.statusBar = row.statusBar(hierarchy: hierarchy)
-            if let hierarchy { storedHierarchies[row.name] = hierarchy }
+            var state = try self.state(of: row, controllers: controllers, leaving: leaving)
+            storedHierarchies.updateValue(state.statusBar?.hierarchy, forKey: row.name)
+            storedLeaving.updateValue(state.leaving, forKey: row.name)
             state.version = row.versionReserved
             state.nextID = max(1, row.idReserved)
             reservedVersions[row.name] = row.versionReserved
@@ -60,9 +67,46 @@ final class StoreWriter: @unchecked Sendable {
                     name: row.name, state: state, live: try messages(of: row.name, from: live),
                     history: try messages(of: row.name, from: ended)))
         }
-        let maximum = try database.prepare("SELECT coalesce(max(history_seq), 0) FROM messages")
-        if try maximum.step() { historySequence = maximum.int(0) }
         return loaded
+    }
+
+    /// What the database holds of one channel, as it was written (no reservation applied); nil
+    /// if it holds nothing of it.
+    func loadChannel(_ name: String) throws(StoreError) -> LoadedChannel? {
+        let channel = try Schema.channels.prepareSelect(database, where: "name = ?1", orderBy: "name")
+        channel.bind(1, name)
+        guard try channel.step() else { return nil }
+        var row = ChannelRow.empty
+        try Schema.channels.read(channel, into: &row, path: database.path)
+        let live = try Schema.messages.prepareSelect(
+            database, where: "channel = ?1 AND history_seq IS NULL", orderBy: "queue_order")
+        let ended = try Schema.messages.prepareSelect(
+            database, where: "channel = ?1 AND history_seq IS NOT NULL", orderBy: "history_seq")
+        let controllers = try Schema.controllers.prepareSelect(database, where: "channel = ?1", orderBy: "position")
+        let leaving = try Schema.leaving.prepareSelect(database, where: "channel = ?1", orderBy: "channel")
+        return LoadedChannel(
+            name: name, state: try state(of: row, controllers: controllers, leaving: leaving),
+            live: try messages(of: name, from: live), history: try messages(of: name, from: ended))
+    }
+
+    /// The engine state of a channel's row, with its status bar's hierarchy and its leaving
+    /// message read from their own rows.
+    private func state(
+        of row: ChannelRow, controllers: Statement, leaving: Statement
+    ) throws(StoreError) -> EngineState {
+        var state = row.state
+        let hierarchy = try row.statusBarRoot.map { root throws(StoreError) in
+            try self.hierarchy(of: row.name, root: root, from: controllers)
+        }
+        state.statusBar = row.statusBar(hierarchy: hierarchy)
+        leaving.bind(1, row.name)
+        defer { leaving.reset() }
+        if try leaving.step() {
+            var message = MessageRow.empty
+            try Schema.leaving.read(leaving, into: &message, path: database.path)
+            state.leaving = message.message
+        }
+        return state
     }
 
     private func messages(of channel: String, from statement: Statement) throws(StoreError) -> [Message] {
@@ -99,19 +143,30 @@ final class StoreWriter: @unchecked Sendable {
         }
     }
 
-    /// Writes `records` in one transaction; on an error nothing of them is written.
-    func commit(_ records: [ChannelRecord]) throws(StoreError) {
+    /// Writes `records` in one transaction; on an error nothing of them is written. `failing`
+    /// writes them and then fails, as a full disk would at the commit (a test hook).
+    func commit(_ records: [ChannelRecord], failing: Bool = false) throws(StoreError) {
         // What this transaction writes is on disk only if it commits.
         let hierarchiesBefore = storedHierarchies
+        let leavingBefore = storedLeaving
         try database.execute("BEGIN IMMEDIATE")
-        do {
+        do throws(StoreError) {
             for record in records { try write(record) }
+            if failing { throw StoreError("\(database.path): the commit failed on purpose (a test's failure)") }
             try database.execute("COMMIT")
         } catch {
             try? database.execute("ROLLBACK")
             storedHierarchies = hierarchiesBefore
+            storedLeaving = leavingBefore
             throw error
         }
+    }
+
+    /// Forgets the reservations written so far: after a failed commit the database holds the
+    /// ones before it, and the next write of each channel reserves again (never below them).
+    func forgetReservations() {
+        reservedVersions = [:]
+        reservedIDs = [:]
     }
 
     private func write(_ record: ChannelRecord) throws(StoreError) {
@@ -141,7 +196,7 @@ final class StoreWriter: @unchecked Sendable {
             try upsertMessage.run()
         }
         let hierarchy = record.state.statusBar?.hierarchy
-        if hierarchy != storedHierarchies[record.name] {
+        if storedHierarchies[record.name] != .some(hierarchy) {
             deleteControllers.bind(1, record.name)
             try deleteControllers.run()
             for (position, controller) in (hierarchy?.controllers ?? []).enumerated() {
@@ -150,7 +205,18 @@ final class StoreWriter: @unchecked Sendable {
                     to: upsertController)
                 try upsertController.run()
             }
-            storedHierarchies[record.name] = hierarchy
+            storedHierarchies.updateValue(hierarchy, forKey: record.name)
+        }
+        let leaving = record.state.leaving
+        if storedLeaving[record.name] != .some(leaving) {
+            if let leaving {
+                Schema.leaving.bind(MessageRow(channel: record.name, message: leaving), to: upsertLeaving)
+                try upsertLeaving.run()
+            } else {
+                deleteLeaving.bind(1, record.name)
+                try deleteLeaving.run()
+            }
+            storedLeaving.updateValue(leaving, forKey: record.name)
         }
         for id in record.forgotten {
             deleteMessage.bind(1, record.name)

@@ -317,8 +317,9 @@ struct PersistenceTests {
         #expect(after == before)
     }
 
-    /// A data directory of the first schema (before the display times were stored) is migrated:
-    /// its messages load as they were stored, with no display times, and new ones keep theirs.
+    /// A data directory of the first schema (before the display times, the exact state and the
+    /// status bar were stored) is migrated to the latest: its messages load as they were stored,
+    /// with no display times, new ones keep theirs, and its status bar is stored from then on.
     @Test func firstSchemaMigrates() throws {
         let directory = try TemporaryDirectory()
         do {
@@ -351,6 +352,9 @@ struct PersistenceTests {
             try live.advance(1)
             #expect(try live.request("DELETE", "/messages/2").status == 200)
             #expect(try live.post("/messages", json: #"{"text": "new"}"#).json["id"]?.int == 1003)
+            // The status bar starts at its launch state, and is stored from then on.
+            #expect(try live.get("/statusbar").json["statusBar"]?["style"]?.string == "lightContent")
+            #expect(try live.request("PUT", "/statusbar?style=darkContent").status == 200)
         }
         let database = try Database(path: directory.database)
         let version = try database.prepare("SELECT version FROM schema_version")
@@ -361,6 +365,7 @@ struct PersistenceTests {
         #expect(cancelled["state"]?.string == "cancelled")
         #expect(cancelled["shownAt"]?.number == 0)
         #expect(cancelled["displayStartedAt"]?.number == 0.25)
+        #expect(try live.get("/statusbar").json["statusBar"]?["style"]?.string == "darkContent")
     }
 
     /// The schema as the first overlayd that stored anything created it, verbatim.
@@ -488,7 +493,7 @@ struct CrashTests {
 }
 
 /// A commit that fails (here: the file size limit, as a full disk would) is answered 503
-/// `storage_failed`, never 202 or 200; the process goes on serving and stops cleanly.
+/// `storage_failed`, never 202 or 200, and undone; the process goes on serving and stops cleanly.
 @Suite("Storage failure")
 struct StorageFailureTests {
     @Test func failedCommitsAreNotAnsweredAsStored() throws {
@@ -518,8 +523,9 @@ struct StorageFailureTests {
         expectError(failed, status: 503, code: "storage_failed")
         #expect(failed.header("Retry-After") == "1")
 
-        // A keyed POST that could not be stored, retried: the retry changes nothing in memory,
-        // but must not claim what the first could not (200 would say "it is there").
+        // A keyed POST that could not be stored is undone, so its retry creates the message
+        // again, and is refused again while the disk refuses: never a 200 for a message that
+        // was never stored.
         let keyed = #"{"key": "upload-7", "text": "keyed"}"#
         let json = [("Content-Type", "application/json")]
         let first = try TestClient.request("POST", "/messages", port: port, headers: json, body: keyed)

@@ -276,6 +276,37 @@ struct ProcessTests {
         #expect(child.exitStatus(within: 5) == 0)
     }
 
+    /// An ephemeral server keeps nothing, yet its versions never repeat across a restart: the
+    /// new process starts beyond every version the old one served, so a reader that reconnects
+    /// with the old `Last-Event-ID` (or long-polls since the old version) gets the current overlay
+    /// at once, even after the new process has made as many changes as the old one did.
+    @Test func ephemeralRestartNeverRepeatsAVersion() throws {
+        var previous: Int?
+        for _ in 0..<2 {
+            let child = try Child(["--port", "0", "--ephemeral", "--access-log=false"])
+            let port = try #require(child.listeningPort(), "stderr: \(child.errorText)")
+            let start = try #require(TestClient.request("GET", "/overlay", port: port).json["version"]?.int)
+            if let previous { #expect(start > previous) }
+            // Three changes with no animation and no deadline: three versions exactly.
+            for device in ["iphone", "ipad", "iphone"] {
+                #expect(try TestClient.request("PUT", "/device", port: port, body: device).status == 200)
+            }
+            let version = try #require(TestClient.request("GET", "/overlay", port: port).json["version"]?.int)
+            #expect(version == start + 3)
+            if let previous {
+                let stream = try StreamClient.events(port: port, headers: [("Last-Event-ID", "\(previous)")])
+                let event = stream.nextEvent(timeout: 2)
+                #expect(event?.version == version)
+                let poll = try TestClient.request("GET", "/overlay?wait=2&since=\(previous)", port: port)
+                #expect(poll.status == 200)
+                #expect(poll.json["version"]?.int == version)
+            }
+            previous = version
+            kill(child.pid, SIGTERM)
+            #expect(child.exitStatus(within: 5) == 0)
+        }
+    }
+
     /// A port already taken is a start-up failure (exit 1), named on stderr.
     @Test func portInUse() throws {
         let live = try LiveServer()

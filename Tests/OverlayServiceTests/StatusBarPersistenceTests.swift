@@ -73,6 +73,50 @@ struct StatusBarPersistenceTests {
         #expect(shown.json["style"]?["background"]?.string == "#F2F2F7")
     }
 
+    /// A restart while the bar slides out and the overlay hides beside it, its message changed in
+    /// the queue since: unlike a rollback, which brings that hide back, a restart shows the bar at
+    /// rest (hidden, at −h), the overlay hidden and holding the message as it was changed, and the
+    /// copy the hide drew is gone from the database once start-up has written the channel.
+    @Test func restartDuringTheBarsHideIsAtRest() throws {
+        let directory = try TemporaryDirectory()
+        func leavingRows() throws -> Int64 {
+            let database = try Database(path: directory.database)
+            let count = try database.prepare("SELECT count(*) FROM leaving_messages")
+            #expect(try count.step())
+            return count.int(0)
+        }
+        do {
+            let live = try Self.server(on: directory)
+            #expect(try live.post("/messages", json: #"{"text": "first"}"#).status == 202)
+            try live.advance(1)
+            let hide = #"{"hidden": true, "animation": "slide"}"#
+            #expect(try live.request("PUT", "/statusbar", body: hide).status == 200)
+            try live.advance(0.1)
+            #expect(try live.request("PATCH", "/messages/1", body: #"{"text": "changed"}"#).status == 200)
+            let overlay = try live.overlay()
+            #expect(overlay["phase"]?.string == "hiding")
+            #expect(overlay["message"]?["text"]?.string == "first")
+            #expect(overlay["statusBar"]?["animation"]?["property"]?.string == "offset")
+            #expect(try leavingRows() == 1)
+        }
+        let live = try Self.server(on: directory)
+        #expect(try leavingRows() == 0)
+        let overlay = try live.overlay()
+        #expect(overlay["phase"]?.string == "hidden")
+        #expect(overlay["held"]?.bool == true)
+        #expect(overlay["message"] == .null)
+        #expect(overlay["queued"]?.int == 1)
+        #expect(overlay["statusBar"]?["hidden"]?.bool == true)
+        #expect(overlay["statusBar"]?["offset"]?.number == -20)
+        #expect(overlay["statusBar"]?["animation"] == .null)
+        let held = try live.get("/messages/1").json
+        #expect(held["state"]?.string == "queued")
+        #expect(held["text"]?.string == "changed")
+        let shown = try live.request("PUT", "/statusbar?hidden=false")
+        #expect(shown.json["phase"]?.string == "showing")
+        #expect(shown.json["message"]?["text"]?.string == "changed")
+    }
+
     /// A hierarchy survives a restart with every field, and decides again at start-up; a new
     /// hierarchy replaces it on disk (fewer controllers leave no rows behind). With application
     /// appearance configured since, it is kept and shown, and decides nothing.
@@ -121,21 +165,25 @@ struct StatusBarPersistenceTests {
         #expect(state["statusBar"]?["styleFrom"]?.string == "application")
     }
 
-    /// A data directory of the schema before the status bar (version 2): it migrates, its
-    /// channels start with the configured launch state, and their bars are stored from then on.
+    /// A data directory of the schema before the status bar (version 3, which keeps the whole
+    /// engine but no bar): it migrates, its channels start with the configured launch state, and
+    /// their bars are stored from then on.
     @Test func previousSchemaMigrates() throws {
         let directory = try TemporaryDirectory()
         do {
             let database = try Database(path: directory.database)
             try database.execute(PersistenceTests.firstSchema)
+            for migration in Schema.migrations where (2...3).contains(migration.version) {
+                try database.execute(migration.sql)
+            }
             try database.execute(
                 """
-                ALTER TABLE messages ADD COLUMN shown_at_ns INTEGER;
-                ALTER TABLE messages ADD COLUMN display_started_at_ns INTEGER;
-                UPDATE schema_version SET version = 2;
-                INSERT INTO channels VALUES ('default', 12, 100012, 3, 1003, 'portrait', 'iphone');
-                INSERT INTO messages VALUES ('default', 2, 'sending', 'waiting', NULL, NULL, 0, NULL, 'queued',
-                  500000000, NULL, 2, NULL, NULL, NULL);
+                UPDATE schema_version SET version = 3;
+                INSERT INTO channels (name, version, version_reserved, next_id, next_id_reserved, orientation, device,
+                  now_ns, tail_order)
+                  VALUES ('default', 12, 100012, 3, 1003, 'portrait', 'iphone', 2000000000, 2);
+                INSERT INTO messages (channel, id, kind, text, immediate, state, posted_at_ns, queue_order)
+                  VALUES ('default', 2, 'sending', 'waiting', 0, 'queued', 500000000, 2);
                 """)
         }
         do {
@@ -151,7 +199,7 @@ struct StatusBarPersistenceTests {
         let version = try database.prepare("SELECT version FROM schema_version")
         #expect(try version.step())
         #expect(version.int(0) == Schema.latest)
-        #expect(Schema.latest == 3)
+        #expect(Schema.latest == 4)
         // Launched shown this time: the stored bar wins over the launch state.
         let live = try Self.server(on: directory)
         let state = try live.get("/statusbar").json["statusBar"]

@@ -1,6 +1,6 @@
-import OverlayEngine
 import Testing
 
+@testable import OverlayEngine
 @testable import OverlayStore
 
 /// The store's column lists against the database its migrations make, and every stored field
@@ -16,22 +16,46 @@ struct StoreSchemaTests {
         return names
     }
 
+    /// Statements name every column, so the order does not matter; each list and its table must
+    /// hold the same columns.
+    static func expectListsMatch(_ database: Database) throws {
+        let tables: [(String, [String])] = [
+            (Schema.channels.name, Schema.channels.columns.map(\.name)),
+            (Schema.messages.name, Schema.messages.columns.map(\.name)),
+            (Schema.controllers.name, Schema.controllers.columns.map(\.name)),
+            (Schema.leaving.name, Schema.leaving.columns.map(\.name)),
+        ]
+        for (table, list) in tables {
+            let columns = try StoreSchemaTests.columns(of: table, in: database)
+            #expect(Set(columns) == Set(list), "\(table)")
+            #expect(columns.count == list.count, "\(table)")
+        }
+    }
+
     @Test func listsMatchTheMigratedDatabase() throws {
         let directory = try TemporaryDirectory()
         let store = try OverlayStore(directory: directory.path)
         store.close()
+        try StoreSchemaTests.expectListsMatch(try Database(path: directory.database))
+    }
+
+    /// A database of the first schema, as the first overlayd that stored anything created it,
+    /// goes through every migration in one start-up and ends with the tables a new one has.
+    @Test func firstSchemaMigratesToTheLatest() throws {
+        let directory = try TemporaryDirectory()
+        do {
+            let database = try Database(path: directory.database)
+            try database.execute(PersistenceTests.firstSchema)
+        }
+        let store = try OverlayStore(directory: directory.path)
+        #expect(try store.load().isEmpty)
+        store.close()
         let database = try Database(path: directory.database)
-        // Statements name every column, so the order does not matter; each list and its table
-        // must hold the same columns.
-        let channels = try StoreSchemaTests.columns(of: "channels", in: database)
-        #expect(Set(channels) == Set(Schema.channels.columns.map(\.name)))
-        #expect(channels.count == Schema.channels.columns.count)
-        let messages = try StoreSchemaTests.columns(of: "messages", in: database)
-        #expect(Set(messages) == Set(Schema.messages.columns.map(\.name)))
-        #expect(messages.count == Schema.messages.columns.count)
-        let controllers = try StoreSchemaTests.columns(of: "status_bar_controllers", in: database)
-        #expect(Set(controllers) == Set(Schema.controllers.columns.map(\.name)))
-        #expect(controllers.count == Schema.controllers.columns.count)
+        let version = try database.prepare("SELECT version FROM schema_version")
+        #expect(try version.step())
+        #expect(version.int(0) == Schema.latest)
+        #expect(Schema.migrations.map(\.version) == Array(1...Schema.latest))
+        try StoreSchemaTests.expectListsMatch(database)
     }
 
     /// The status bar's fields and every field of every controller, each with a value no other
@@ -76,6 +100,73 @@ struct StoreSchemaTests {
         #expect(loaded.state.statusBar?.hierarchy?.controllers == hierarchy.controllers)
         #expect(loaded.state.statusBar?.hiddenBy == .fade)
         #expect(loaded.state.statusBar?.style == .default)
+    }
+
+    /// What a rollback reads back besides: the bar's hide under way (every field of it), who
+    /// decided style and hidden, and the message an overlay hiding beside the bar draws, changed
+    /// in the queue since (so the two copies differ). A later record without them removes them.
+    @Test func statusBarInFlightRoundTrips() throws {
+        typealias Controller = ControllerHierarchy.Controller
+        let directory = try TemporaryDirectory()
+        var configuration = EngineConfiguration()
+        configuration.statusBar.appearance = .controllers
+        configuration.statusBar.animationDuration = .seconds(0.4)
+        var engine = OverlayEngine(configuration: configuration)
+        var changes = engine.post(MessageInput(kind: .progress, text: "drawn", progress: 0.25), at: .seconds(0)).changes
+        changes.merge(engine.advance(to: .seconds(1)))
+        let hierarchy = try ControllerHierarchy.validated(
+            root: "tabs",
+            controllers: [
+                Controller(name: "tabs", childForStatusBarStyle: "list", childForStatusBarHidden: "player"),
+                Controller(name: "list", preferredStatusBarStyle: .darkContent),
+                Controller(name: "player", prefersStatusBarHidden: true, preferredStatusBarUpdateAnimation: .slide),
+            ]
+        ).get()
+        changes.merge(engine.setControllers(hierarchy, at: .seconds(1.1)).changes)
+        changes.merge(engine.update(id: 1, with: MessageInput(text: "changed"), at: .seconds(1.2)).changes)
+        #expect(engine.phase == .hiding)
+        #expect(engine.leaving?.text == "drawn")
+        #expect(engine.message(id: 1)?.text == "changed")
+        let motion = try #require(engine.statusBar.motion)
+        #expect(
+            motion == StatusBar.Motion(animation: .slide, from: 1, to: 0, start: .seconds(1.1), length: .seconds(0.4)))
+        #expect(engine.statusBar.styleFrom == "list")
+        #expect(engine.statusBar.hiddenFrom == "player")
+        do {
+            let store = try OverlayStore(directory: directory.path)
+            store.start()
+            #expect(store.waitUntilDurable(store.submit(ChannelRecord(name: "bar", engine: engine, changes: changes))))
+            store.close()
+        }
+        do {
+            let store = try OverlayStore(directory: directory.path)
+            let stored = try #require(try store.writer.loadChannel("bar"))
+            #expect(stored.state == engine.state)
+            #expect(stored.state.statusBarTransient.motion == motion)
+            #expect(stored.state.leaving == engine.leaving)
+            store.close()
+        }
+        // The hide ends: the leaving row goes, the motion's columns are null again.
+        let ended = engine.advance(to: .seconds(2))
+        #expect(engine.leaving == nil)
+        #expect(engine.statusBar.motion == nil)
+        do {
+            let store = try OverlayStore(directory: directory.path)
+            _ = try store.load()
+            store.start()
+            #expect(store.waitUntilDurable(store.submit(ChannelRecord(name: "bar", engine: engine, changes: ended))))
+            store.close()
+        }
+        do {
+            let store = try OverlayStore(directory: directory.path)
+            let stored = try #require(try store.writer.loadChannel("bar"))
+            #expect(stored.state == engine.state)
+            store.close()
+        }
+        let database = try Database(path: directory.database)
+        let rows = try database.prepare("SELECT count(*) FROM leaving_messages")
+        #expect(try rows.step())
+        #expect(rows.int(0) == 0)
     }
 
     /// A list that names a column the table lacks fails when its statement is prepared.
@@ -150,10 +241,15 @@ struct StoreSchemaTests {
         let store = try OverlayStore(directory: directory.path)
         let loaded = try #require(store.load().first)
         #expect(loaded.name == "ops")
-        #expect(loaded.state.orientation == .landscapeLeft)
+        // The state as it was, but for the reservations a restart continues from.
+        var expected = engine.state
+        expected.version += StoreWriter.versionReserve
+        expected.nextID += StoreWriter.idReserve
+        #expect(loaded.state == expected)
+        #expect(loaded.state.rotationTarget == .landscapeLeft)
+        #expect(loaded.state.phase == .rotatingOut)
+        #expect(loaded.state.transition != nil)
         #expect(loaded.state.device == "iphone")
-        #expect(loaded.state.version == engine.version + StoreWriter.versionReserve)
-        #expect(loaded.state.nextID == engine.nextID + StoreWriter.idReserve)
 
         func stored(_ message: Message) -> [String] {
             [
@@ -162,6 +258,7 @@ struct StoreSchemaTests {
                 "immediate=\(message.immediate)", "key=\(String(describing: message.key))", "state=\(message.state)",
                 "postedAt=\(message.postedAt)", "shownAt=\(String(describing: message.shownAt))",
                 "displayStartedAt=\(String(describing: message.displayStartedAt))",
+                "deadline=\(String(describing: message.deadline))", "expires=\(message.expiresAtDeadline)",
                 "endedAt=\(String(describing: message.endedAt))",
                 "queueOrder=\(message.queueOrder)",
             ]

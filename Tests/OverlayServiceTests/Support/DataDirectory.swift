@@ -12,8 +12,9 @@ import Testing
 final class TemporaryDirectory: Sendable {
     let path: String
 
-    init() throws {
-        var template = Array("/tmp/overlayd-test-XXXXXX".utf8CString)
+    /// A new directory in `parent` (the system's temporary directory unless given).
+    init(in parent: String = "/tmp") throws {
+        var template = Array("\(parent)/overlayd-test-XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         guard made != nil else { throw TestClientError(description: "mkdtemp failed: errno \(errno)") }
         path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -1,0 +1,54 @@
+import OverlayEngine
+import Platform
+import Synchronization
+
+/// The service's time: seconds since start on the monotonic clock, or a manual clock that only
+/// `POST /clock` moves (spec §6).
+final class ServiceClock: Sendable {
+    let mode: ClockMode
+    /// The monotonic reading that is time zero.
+    let origin: Int64
+    private let manualNanoseconds = Atomic<Int64>(0)
+    /// Serialises writers of the manual clock; readers only load the atomic.
+    private let manualWriter = Mutex(())
+
+    init(mode: ClockMode) {
+        self.mode = mode
+        self.origin = MonotonicClock.nanoseconds()
+    }
+
+    func now() -> Instant {
+        switch mode {
+        case .real: Instant(nanoseconds: MonotonicClock.nanoseconds() - origin)
+        case .manual: Instant(nanoseconds: manualNanoseconds.load(ordering: .acquiring))
+        }
+    }
+
+    /// Moves the manual clock to `target(now)`; returns the new time, or nil if `target` refused.
+    func moveManual(_ target: (Instant) -> Instant?) -> Instant? {
+        manualWriter.withLock { _ in
+            let now = Instant(nanoseconds: manualNanoseconds.load(ordering: .acquiring))
+            guard let next = target(now), next >= now else { return nil }
+            manualNanoseconds.store(next.nanoseconds, ordering: .releasing)
+            return next
+        }
+    }
+
+    /// Where a new channel's versions start. With the real clock, the wall-clock microseconds:
+    /// a restarted process, even one that kept nothing (`--ephemeral`), starts beyond every
+    /// version the previous one served, as long as that one made fewer than one change per
+    /// microsecond it ran, so no reader sees a version repeat or go back. With the manual clock,
+    /// 0: a test suite checks every number exactly, versions included.
+    func firstVersion() -> UInt64 {
+        switch mode {
+        case .real: UInt64(max(0, WallClock.microseconds()))
+        case .manual: 0
+        }
+    }
+
+    /// The monotonic reading at which the engine time `instant` arrives (real clock only).
+    func monotonic(at instant: Instant) -> Int64 {
+        let (sum, overflow) = origin.addingReportingOverflow(instant.nanoseconds)
+        return overflow ? .max : sum
+    }
+}
