@@ -57,14 +57,41 @@ static inline size_t overlayd_mhd_unescape(void *cls, struct MHD_Connection *con
     return (size_t) (write - s);
 }
 
+/* The most query parameters a request may carry. libmicrohttpd 0.9.75 parses them into the
+   connection's memory pool before any callback of ours runs; when the pool runs out it logs a 431
+   it never sends, and the client waits until the connection times out (with an 8 KiB pool, about
+   130 parameters do it). overlayd reads a handful, so more than this is refused at once. */
+#define OVERLAYD_MAX_QUERY_PARAMETERS 32
+
+/* The request context that says "too many query parameters": not a pointer to anything. */
+#define OVERLAYD_TOO_MANY_PARAMETERS ((void *) 1)
+
+/* Called with the request's URI (NUL-terminated, in the connection's read buffer) before
+   libmicrohttpd parses its query: a query with too many parameters is cut after its '?', so that
+   nothing is parsed, and the request's context tells the access handler to refuse it. */
+static inline void *overlayd_mhd_uri_log(void *cls, const char *uri, struct MHD_Connection *connection) {
+    (void) cls;
+    (void) connection;
+    char *query = strchr(uri, '?');
+    if (!query) return NULL;
+    unsigned parameters = 1;
+    for (const char *c = query + 1; *c; c++)
+        if (*c == '&' && ++parameters > OVERLAYD_MAX_QUERY_PARAMETERS) {
+            query[1] = '\0';
+            return OVERLAYD_TOO_MANY_PARAMETERS;
+        }
+    return NULL;
+}
+
 /* MHD_start_daemon is variadic, and Swift cannot call a C variadic function: this wrapper passes
    the options through MHD_OPTION_ARRAY. A zero value leaves libmicrohttpd's default. The port
    argument is ignored by MHD when MHD_OPTION_SOCK_ADDR is given; the address carries it. */
 static inline struct MHD_Daemon *overlayd_mhd_start(const overlayd_mhd_options *o) {
-    struct MHD_OptionItem items[12];
+    struct MHD_OptionItem items[14];
     int n = 0;
     items[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t) o->completed, o->completed_context };
     items[n++] = (struct MHD_OptionItem){ MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t) overlayd_mhd_unescape, NULL };
+    items[n++] = (struct MHD_OptionItem){ MHD_OPTION_URI_LOG_CALLBACK, (intptr_t) overlayd_mhd_uri_log, NULL };
     if (o->address)
         items[n++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, (void *) o->address };
     if (o->thread_pool_size > 1)

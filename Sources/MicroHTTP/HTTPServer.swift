@@ -180,6 +180,9 @@ public final class HTTPServer: Sendable {
         version: UnsafePointer<CChar>?, data: UnsafePointer<CChar>?, size: UnsafeMutablePointer<Int>,
         slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
+        // The URI log callback's mark: the query had too many parameters and was cut (shim.h).
+        let tooManyParameters = slot.pointee == UnsafeMutableRawPointer(bitPattern: 1)
+        if tooManyParameters { slot.pointee = nil }
         guard let existing = slot.pointee else {
             let responder = HTTPResponder(
                 server: self, connection: connection,
@@ -190,6 +193,10 @@ public final class HTTPServer: Sendable {
             if draining.load(ordering: .acquiring) {
                 // Answered on the first call: libmicrohttpd then closes the connection after it.
                 return responder.refuse(connection, .stopping) ? .YES : .NO
+            }
+            if tooManyParameters {
+                let limit = Int(OVERLAYD_MAX_QUERY_PARAMETERS)
+                return responder.refuse(connection, .malformed("more than \(limit) query parameters")) ? .YES : .NO
             }
             let head = overlayd_mhd_check_head(connection, method, version, parsesInPlace ? 1 : 0)
             if let refusal = HTTPServer.refusal(head) {

@@ -67,7 +67,8 @@ struct ExecutableFootprintTests {
 
     /// `overlayd watch` runs on libcurl, loaded once it runs, and not on Foundation's networking.
     @Test func watchLoadsLibcurl() async throws {
-        let server = try await ServerProcess.start(["--ephemeral"])
+        // The manual clock: its versions start at 0 (the real clock's start from the wall clock).
+        let server = try await ServerProcess.start(["--ephemeral", "--clock", "manual"])
         let directory = try TemporaryDirectory()
         let output = directory.path + "/output"
         let pid = try Spawn.start(
