@@ -114,10 +114,28 @@ public final class OverlayClient: Sendable {
         try await call("GET", "/messages/\(id)")
     }
 
-    /// The shown message and the queued ones, in order.
+    /// The shown message and the queued ones, in order: every page of `GET /messages`. A page
+    /// cursor that stopped being live while the pages were read (its message shown and ended, or
+    /// deleted) starts the reading again, up to three times.
     public func messages() async throws -> [Message] {
-        let list: MessageList = try await call("GET", "/messages")
-        return list.messages
+        var attempts = 0
+        while true {
+            do {
+                var messages: [Message] = []
+                var after: Int? = nil
+                repeat {
+                    var query = [URLQueryItem(name: "limit", value: "1000")]
+                    if let after { query.append(URLQueryItem(name: "after", value: String(after))) }
+                    let (head, data) = try await transport.perform(request("GET", "/messages", query: query))
+                    let page: MessageList = try Self.decode(head, data)
+                    messages += page.messages
+                    after = page.next
+                } while after != nil
+                return messages
+            } catch let error as OverlayClientError where error.code == "cursor_expired" && attempts < 3 {
+                attempts += 1
+            }
+        }
     }
 
     // MARK: - The overlay
@@ -277,6 +295,8 @@ struct StatusBarFields: Encodable, Sendable {
 
 struct MessageList: Decodable {
     var messages: [Message]
+    /// The cursor of the next page; absent (an older server) or null on the last page.
+    var next: Int?
 }
 
 struct Clock: Decodable {

@@ -21,14 +21,45 @@ extension OverlayService {
             sequence: sequence)
     }
 
-    func listMessages(_ parameters: RouteParameters) -> HTTPResponse {
-        let messages = read(parameters.channel) { engine, _ in engine.liveMessages }
+    /// Messages a page of `GET /messages` holds when `limit` is not given, and at most.
+    static let pageSize = (default: 100, maximum: 1000)
+
+    /// `GET /messages`: the live messages in the order they show, a page at a time. `?limit=`
+    /// (1…1000, default 100) and `?after=<id>`, the `next` of the page before. A page costs its
+    /// own size, not the queue's.
+    func listMessages(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> HTTPResponse {
+        var limit = OverlayService.pageSize.default
+        if let text = OverlayService.queryValue(request, "limit") {
+            guard let number = Int(text.trimmingSpaces()) else {
+                throw .badRequest("limit must be a whole number, not \"\(text)\"", field: "limit")
+            }
+            guard (1...OverlayService.pageSize.maximum).contains(number) else {
+                throw .invalidField("limit", "must be between 1 and \(OverlayService.pageSize.maximum)")
+            }
+            limit = number
+        }
+        var after: Int64? = nil
+        if let text = OverlayService.queryValue(request, "after") {
+            guard let id = Int64(text.trimmingSpaces()), id > 0 else {
+                throw .badRequest("after must be a message id, not \"\(text)\"", field: "after")
+            }
+            after = id
+        }
+        guard let page = read(parameters.channel, { engine, _ in engine.liveMessages(after: after, limit: limit) })
+        else {
+            throw APIError(
+                status: 409, code: "cursor_expired",
+                message: "message \(after ?? 0) is no longer live (shown and ended, or deleted); start again without after",
+                field: "after")
+        }
         return json(200) {
             $0.beginObject()
             $0.key("messages")
             $0.beginArray()
-            for message in messages { $0.message(message) }
+            for message in page.messages { $0.message(message) }
             $0.endArray()
+            $0.key("next")
+            if let next = page.next { $0.integer(next) } else { $0.null() }
             $0.endObject()
         }
     }

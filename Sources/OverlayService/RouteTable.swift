@@ -6,8 +6,8 @@ extension OverlayService {
         Route("POST", "/messages", .channel, .write) { service, request, parameters throws(APIError) in
             try service.postMessage(request, parameters)
         },
-        Route("GET", "/messages", .channel, .read) { service, _, parameters throws(APIError) in
-            .response(service.listMessages(parameters))
+        Route("GET", "/messages", .channel, .read) { service, request, parameters throws(APIError) in
+            .response(try service.listMessages(request, parameters))
         },
         Route("GET", "/messages/{id}", .channel, .read) { service, _, parameters throws(APIError) in
             .response(try service.getMessage(parameters))

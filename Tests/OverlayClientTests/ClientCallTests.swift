@@ -67,6 +67,22 @@ struct ClientCallTests {
         #expect(list[1] == patched)
     }
 
+    /// `messages()` reads every page of `GET /messages` (the server sends at most 1,000 a page):
+    /// 1,201 live messages come back whole and in order.
+    @Test func messagesReadsEveryPage() async throws {
+        let directory = try TemporaryDirectory()
+        // Past the write rate's burst of 200: the limit is turned off for this server.
+        let config = try directory.write("config.json", #"{"limits": {"writesPerSecond": 0}}"#)
+        let big = try await ServerProcess.start(
+            ["--config", config, "--clock", "manual", "--ephemeral", "--max-queue", "1500"])
+        let client = OverlayClient(url: big.url, channel: "long")
+        var posted: [Int] = []
+        for index in 0..<1201 { posted.append(try await client.post("message \(index)").id) }
+        let list = try await client.messages()
+        #expect(list.count == 1201)
+        #expect(list.map(\.id) == posted)
+    }
+
     /// DELETE cancels a queued message; a PATCH of it afterwards is refused with 409.
     @Test(arguments: Network.allCases) func deleteThenPatchIsRefused(network: Network) async throws {
         let client = network.client(server.url)

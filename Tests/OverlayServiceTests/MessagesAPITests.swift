@@ -178,12 +178,56 @@ struct MessagesAPITests {
         #expect(again.header("Location") == "/messages/2")
     }
 
+    /// GET /messages pages: `limit` (default 100, at most 1000) messages at a time, `next` the
+    /// cursor for `after` until the last page, whose `next` is null; a cursor that is no longer a
+    /// live message is 409 `cursor_expired`; malformed or out-of-range values change nothing.
+    @Test func listMessagesInPages() throws {
+        let live = try LiveServer { $0.writesPerSecond = 0 }
+        for index in 1...205 {
+            #expect(try live.request("POST", "/channels/paged/messages", body: "m\(index)").status == 202)
+        }
+        func page(_ query: String) throws -> (ids: [Int], next: Int?) {
+            let json = try live.get("/channels/paged/messages\(query)").json
+            return (json["messages"]?.array?.compactMap { $0["id"]?.int } ?? [], json["next"]?.int)
+        }
+        let first = try page("")
+        #expect(first.ids == Array(1...100) && first.next == 100)
+        let second = try page("?after=100")
+        #expect(second.ids == Array(101...200) && second.next == 200)
+        let last = try page("?after=200")
+        #expect(last.ids == Array(201...205) && last.next == nil)
+        #expect(try page("?limit=3").ids == [1, 2, 3])
+        #expect(try page("?limit=3&after=1").ids == [2, 3, 4], "after the shown message come the queued ones")
+        #expect(try page("?limit=1000").ids == Array(1...205))
+        #expect(try live.get("/channels/paged/messages?limit=3&after=3").json["next"]?.int == 6)
+        // The cursor's message deleted: the reader starts again.
+        #expect(try live.request("DELETE", "/channels/paged/messages/150").status == 200)
+        expectError(
+            try live.get("/channels/paged/messages?after=150"), status: 409, code: "cursor_expired", field: "after")
+        expectError(
+            try live.get("/channels/paged/messages?after=9999"), status: 409, code: "cursor_expired", field: "after")
+        for bad in ["limit=0", "limit=1001", "limit=-1"] {
+            expectError(
+                try live.get("/channels/paged/messages?\(bad)"), status: 422, code: "invalid_field", field: "limit")
+        }
+        for bad in ["limit=x", "limit=1.5", "limit="] {
+            expectError(
+                try live.get("/channels/paged/messages?\(bad)"), status: 400, code: "bad_request", field: "limit")
+        }
+        for bad in ["after=x", "after=0", "after=-3", "after="] {
+            expectError(
+                try live.get("/channels/paged/messages?\(bad)"), status: 400, code: "bad_request", field: "after")
+        }
+        // A channel that does not exist has one empty page.
+        #expect(try live.get("/channels/nobody/messages?limit=5").text == #"{"messages":[],"next":null}"#)
+    }
+
     /// GET /messages lists the shown message, then the queued ones, in order; ended ones leave it.
     @Test func listMessages() throws {
         let live = try LiveServer()
         let empty = try live.get("/messages")
         #expect(empty.status == 200)
-        #expect(empty.text == #"{"messages":[]}"#)
+        #expect(empty.text == #"{"messages":[],"next":null}"#)
 
         for text in ["one", "two", "three"] {
             #expect(try live.request("POST", "/messages", body: text).status == 202)
@@ -296,7 +340,7 @@ struct MessagesAPITests {
         // Deleting the last one hides the overlay.
         #expect(try live.request("DELETE", "/messages/2").status == 200)
         #expect(try live.overlay()["phase"]?.string == "hiding")
-        #expect(try live.get("/messages").text == #"{"messages":[]}"#)
+        #expect(try live.get("/messages").text == #"{"messages":[],"next":null}"#)
         // The cancelled ones stay readable.
         #expect(try live.get("/messages/3").json["state"]?.string == "cancelled")
     }
