@@ -49,7 +49,8 @@ extension OverlayService {
         else {
             throw APIError(
                 status: 409, code: "cursor_expired",
-                message: "message \(after ?? 0) is no longer live (shown and ended, or deleted); start again without after",
+                message:
+                    "message \(after ?? 0) is no longer live (shown and ended, or deleted); start again without after",
                 field: "after")
         }
         return json(200) {
