@@ -57,7 +57,7 @@ public struct ControllerHierarchy: Hashable, Sendable {
     }
 
     public static let maximumControllers = 64
-    public static let maximumNameLength = 64
+    public static let maximumNameLength = Name.maximumLength
     /// `styleFrom` and `hiddenFrom` say "application" when no controller decides, so no controller
     /// may take that name.
     public static let reservedName = "application"
@@ -172,15 +172,7 @@ public struct ControllerHierarchy: Hashable, Sendable {
         if name.isEmpty || name.utf8.count > maximumNameLength {
             return "must be 1 to \(maximumNameLength) characters"
         }
-        let allowed = name.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
-                true
-            default: false
-            }
-        }
-        if !allowed { return "must be letters, digits, '.', '_' or '-'" }
+        if !Name.isValid(name) { return "must be letters, digits, '.', '_' or '-'" }
         if name == reservedName { return "must not be \"\(reservedName)\": it means that no controller decides" }
         return nil
     }

@@ -16,7 +16,7 @@ public enum Invocation: Hashable, Sendable {
 }
 
 /// Builds the configuration: embedded defaults, then the JSON file (`--config` or
-/// `OVERLAYD_CONFIG`), then `OVERLAYD_*` environment variables, then flags; later wins (spec §7).
+/// `OVERLAYD_CONFIG`), then `OVERLAYD_*` environment variables, then flags; later wins (MODEL §7).
 public enum ConfigurationLoader {
     /// Environment variables and the flags that mirror them, with the setting each one sets.
     static let settings: [(variable: String, flag: String, key: String)] = [
@@ -194,7 +194,7 @@ public enum ConfigurationLoader {
         }
         try reader.object("devices") { devices throws(ConfigurationError) in
             for name in devices.keys {
-                guard ChannelName.isValid(name) else {
+                guard Name.isValid(name) else {
                     throw ConfigurationError(
                         key: "devices.\(name)", reason: "a device name is 1-64 of A-Z a-z 0-9 . _ -")
                 }

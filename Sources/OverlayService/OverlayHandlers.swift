@@ -57,7 +57,7 @@ extension OverlayService {
     func getEvents(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> Routed {
         var name = parameters.channel
         if !parameters.prefixed, let named = OverlayService.queryValue(request, "channel") {
-            guard ChannelName.isValid(named) else { throw Router.badChannelName }
+            guard Name.isValid(named) else { throw Router.badChannelName }
             name = named
         }
         return .events(try channels.obtainForReading(name), lastEventID: try lastEventID(request))

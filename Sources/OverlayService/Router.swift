@@ -1,4 +1,5 @@
 import MicroHTTP
+import OverlayEngine
 
 /// Finds a request's route in the table, or the answer when there is none (404, 405 with
 /// `Allow`, 204 to OPTIONS).
@@ -88,7 +89,7 @@ struct Router: Sendable {
         let path = Router.segments(of: request.path)
         if path.count >= 3 && path[0] == "channels" {
             let name = String(path[1])
-            guard ChannelName.isValid(name) else { return .refused(Router.badChannelName) }
+            guard Name.isValid(name) else { return .refused(Router.badChannelName) }
             let rest = path[2...]
             for group in channelGroups {
                 if let values = group.pattern.match(rest) {
@@ -101,7 +102,7 @@ struct Router: Sendable {
         for group in serverGroups {
             guard let values = group.pattern.match(path[...]) else { continue }
             if group.pattern.hasParameters && path.first == "channels", let name = values.first {
-                guard ChannelName.isValid(String(name)) else { return .refused(Router.badChannelName) }
+                guard Name.isValid(String(name)) else { return .refused(Router.badChannelName) }
             }
             return resolve(
                 request.method, in: group,

@@ -1,6 +1,6 @@
 import OverlayEngine
 
-/// Whose clock the overlay runs on (spec §6).
+/// Whose clock the overlay runs on (MODEL §6).
 public enum ClockMode: String, CaseIterable, Hashable, Sendable {
     /// Seconds since start on the monotonic clock; timers fire on their own.
     case real
@@ -83,18 +83,6 @@ public struct ServiceConfiguration: Hashable, Sendable, CustomStringConvertible 
         var resolved = engine
         if let profile = devices[device] { resolved.device = profile }
         return resolved
-    }
-}
-
-/// Names of channels and devices: 1–64 of `A-Z a-z 0-9 . _ -`, like ntfy topics.
-public enum ChannelName {
-    public static func isValid(_ name: String) -> Bool {
-        let utf8 = name.utf8
-        return (1...64).contains(utf8.count)
-            && utf8.allSatisfy {
-                (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
-                    || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
-            }
     }
 }
 
