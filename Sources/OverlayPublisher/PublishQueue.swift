@@ -12,7 +12,9 @@
 /// so it is cheap: not generic (a generic type from another module runs unspecialised there, every
 /// array and dictionary operation through witness tables) and a channel's versions are changed in
 /// place in its `Slot`, never copied out of the dictionary and back.
-struct PublishQueue {
+// Safe to send: its slots are classes changed in place, but a queue is only reached under its
+// publisher's lock (see `Publisher`).
+struct PublishQueue: @unchecked Sendable {
     struct Job {
         var channel: String
         var version: UInt64

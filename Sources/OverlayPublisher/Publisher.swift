@@ -33,7 +33,9 @@ public struct PublisherStatistics: Hashable, Sendable {
 /// current version once. Any other status drops that version (the endpoint refuses it; sending it
 /// again would not help). The log gets one line when publishing stops and one when it resumes,
 /// never one per retry.
-public final class Publisher<Payload: Sendable>: PublishingLoop, @unchecked Sendable {
+// Safe to share: every mutable field is in `worker`'s state, reached only under its lock; the
+// transport is used by the publishing thread only, and the rest never changes.
+public final class Publisher<Payload: Sendable>: @unchecked Sendable {
     public typealias Encode = @Sendable (Payload) -> [UInt8]
     public typealias Log = @Sendable (String) -> Void
 
@@ -43,25 +45,33 @@ public final class Publisher<Payload: Sendable>: PublishingLoop, @unchecked Send
     /// Used by the publishing thread only.
     private let transport: PublishTransport
 
-    // Guarded by `mutex`; the condition waits on CLOCK_MONOTONIC, like the deadline scheduler's.
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var queue: PublishQueue
-    private var counters = PublisherStatistics()
-    /// A request is on its way.
-    private var busy = false
-    /// When the current outage began (monotonic nanoseconds), nil while requests succeed.
-    private var failingSince: Int64?
-    private var failuresInOutage = 0
-    private var retryAt: Int64 = 0
-    private var retryDelay: Double
-    private var lastRefusalLogged: Int64?
-    private var stopping = false
-    private var stopDeadline: Int64 = 0
-    private var thread = pthread_t()
-    private var running = false
-    /// The thread has left its loop.
-    private var threadDone = false
+    /// What the lock guards.
+    private struct State: Sendable {
+        var queue: PublishQueue
+        var counters = PublisherStatistics()
+        /// A request is on its way.
+        var busy = false
+        /// When the current outage began (monotonic nanoseconds), nil while requests succeed.
+        var failingSince: Int64?
+        var failuresInOutage = 0
+        var retryAt: Int64 = 0
+        var retryDelay: Double
+        var lastRefusalLogged: Int64?
+        var stopping = false
+        var stopDeadline: Int64 = 0
+        /// The thread has left its loop.
+        var threadDone = false
+    }
+
+    /// The publishing thread and the state it shares with writers (the same thread-with-a-
+    /// condition type as the store's writer and the deadline scheduler).
+    private let worker: ConditionThread<State>
+
+    /// What the publishing thread does next.
+    private enum Step {
+        case send(PublishQueue.Job)
+        case stop
+    }
 
     /// Starts the publishing thread. `encode` runs on that thread, once per version sent.
     public init(
@@ -72,67 +82,47 @@ public final class Publisher<Payload: Sendable>: PublishingLoop, @unchecked Send
         self.transport = transport
         self.encode = encode
         self.log = log
-        self.queue = PublishQueue(depth: max(1, configuration.queueDepth))
-        self.retryDelay = configuration.initialRetryDelay
-        pthread_mutex_init(mutex, nil)
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
-        running = true
-        // The thread's C entry point cannot name a generic type: it runs the loop through the
-        // non-generic `PublishingLoop`.
-        let context = Unmanaged.passRetained(self as AnyObject).toOpaque()
-        pthread_create(
-            &thread, nil,
-            { context in
-                let loop = Unmanaged<AnyObject>.fromOpaque(context!).takeRetainedValue() as! PublishingLoop
-                loop.runLoop()
-                return nil
-            }, context)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
+        self.worker = ConditionThread(
+            State(
+                queue: PublishQueue(depth: max(1, configuration.queueDepth)),
+                retryDelay: configuration.initialRetryDelay))
+        // The thread holds the publisher until its loop returns.
+        worker.start { [self] in runLoop() }
     }
 
     /// Queues `version` of `channel` for publishing. Never blocks on the endpoint.
     public func offer(channel: String, version: UInt64, payload: Payload) {
-        pthread_mutex_lock(mutex)
-        if !stopping {
-            let wasEmpty = queue.isEmpty
-            let dropped = queue.offer(
-                channel: channel, version: version, payload: Boxed(payload), latestOnly: failingSince != nil)
-            counters.superseded += UInt64(dropped)
+        worker.withLock { locked in
+            guard !locked.state.stopping else { return }
+            let wasEmpty = locked.state.queue.isEmpty
+            let failing = locked.state.failingSince != nil
+            let dropped = locked.state.queue.offer(
+                channel: channel, version: version, payload: Boxed(payload), latestOnly: failing)
+            locked.state.counters.superseded += UInt64(dropped)
             // The thread only sleeps on an empty queue or a retry pause; a pause needs no wake-up.
-            if wasEmpty && failingSince == nil { pthread_cond_signal(condition) }
+            if wasEmpty && !failing { locked.signal() }
         }
-        pthread_mutex_unlock(mutex)
     }
 
     public var statistics: PublisherStatistics {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        var snapshot = counters
-        snapshot.queued = queue.count
-        snapshot.failing = failingSince != nil
-        return snapshot
+        worker.withLock { locked in
+            var snapshot = locked.state.counters
+            snapshot.queued = locked.state.queue.count
+            snapshot.failing = locked.state.failingSince != nil
+            return snapshot
+        }
     }
 
     /// Waits until nothing is queued or on its way, for up to `timeout` seconds; true if so.
     public func waitUntilIdle(timeout: Double) -> Bool {
         let deadline = MonotonicClock.nanoseconds() + Int64(timeout * 1e9)
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        while !queue.isEmpty || busy {
-            guard MonotonicClock.nanoseconds() < deadline else { return false }
-            wait(until: deadline)
+        return worker.withLock { locked in
+            while !locked.state.queue.isEmpty || locked.state.busy {
+                guard MonotonicClock.nanoseconds() < deadline else { return false }
+                locked.wait(untilMonotonic: deadline)
+            }
+            return true
         }
-        return true
     }
 
     /// Stops the thread: what is queued is still sent for up to `grace` seconds while the endpoint
@@ -140,82 +130,93 @@ public final class Publisher<Payload: Sendable>: PublishingLoop, @unchecked Send
     /// of a second) even if a request is still on its way: the thread then ends by itself when
     /// that request does, and a stopping server does not wait for the endpoint either.
     public func stop(grace: Double) {
-        pthread_mutex_lock(mutex)
-        guard running && !stopping else {
-            pthread_mutex_unlock(mutex)
-            return
+        let outcome: (finished: Bool, unsent: Int)? = worker.withLock { locked in
+            guard !locked.state.stopping else { return nil }
+            locked.state.stopping = true
+            let deadline = MonotonicClock.nanoseconds() + Int64(max(0, grace) * 1e9)
+            locked.state.stopDeadline = deadline
+            locked.broadcast()
+            let giveUp = deadline + 100_000_000
+            while !locked.state.threadDone && MonotonicClock.nanoseconds() < giveUp {
+                locked.wait(untilMonotonic: giveUp)
+            }
+            return (locked.state.threadDone, locked.state.queue.count + (locked.state.busy ? 1 : 0))
         }
-        stopping = true
-        let now = MonotonicClock.nanoseconds()
-        stopDeadline = now + Int64(max(0, grace) * 1e9)
-        pthread_cond_broadcast(condition)
-        let giveUp = stopDeadline + 100_000_000
-        while !threadDone && MonotonicClock.nanoseconds() < giveUp {
-            wait(until: giveUp)
-        }
-        let finished = threadDone
-        let unsent = queue.count + (busy ? 1 : 0)
-        pthread_mutex_unlock(mutex)
-        if finished { pthread_join(thread, nil) } else { pthread_detach(thread) }
-        if unsent > 0 { log("overlayd publishing ended unsent=\(unsent)\n") }
+        guard let outcome else { return }
+        if outcome.finished { worker.join() } else { worker.detach() }
+        if outcome.unsent > 0 { log("overlayd publishing ended unsent=\(outcome.unsent)\n") }
     }
 
     // MARK: - The publishing thread
 
-    func runLoop() {
-        pthread_mutex_lock(mutex)
+    private func runLoop() {
+        var finished: (job: PublishQueue.Job, result: TransportResult)? = nil
         while true {
-            let now = MonotonicClock.nanoseconds()
-            if stopping && (queue.isEmpty || failingSince != nil || now >= stopDeadline) { break }
-            if failingSince != nil && now < retryAt {
-                wait(until: stopping ? min(retryAt, stopDeadline) : retryAt)
-                continue
+            let step: Step = worker.withLock { locked in
+                if let (job, result) = finished {
+                    locked.state.busy = false
+                    record(result, of: job, in: &locked.state)
+                    locked.broadcast()
+                }
+                while true {
+                    let now = MonotonicClock.nanoseconds()
+                    let failing = locked.state.failingSince != nil
+                    if locked.state.stopping
+                        && (locked.state.queue.isEmpty || failing || now >= locked.state.stopDeadline)
+                    {
+                        return .stop
+                    }
+                    if failing && now < locked.state.retryAt {
+                        let retryAt = locked.state.retryAt
+                        locked.wait(
+                            untilMonotonic: locked.state.stopping ? min(retryAt, locked.state.stopDeadline) : retryAt)
+                        continue
+                    }
+                    guard let job = locked.state.queue.next() else {
+                        locked.broadcast()  // `waitUntilIdle`
+                        if locked.state.stopping { return .stop }
+                        locked.wait()
+                        continue
+                    }
+                    locked.state.busy = true
+                    if failing { locked.state.counters.retried += 1 }
+                    return .send(job)
+                }
             }
-            guard var job = queue.next() else {
-                pthread_cond_broadcast(condition)  // `waitUntilIdle`
-                if stopping { break }
-                pthread_cond_wait(condition, mutex)
-                continue
-            }
-            busy = true
-            if failingSince != nil { counters.retried += 1 }
-            pthread_mutex_unlock(mutex)
+            guard case .send(var job) = step else { break }
             if job.body == nil { job.body = encode(unsafeDowncast(job.payload, to: Boxed<Payload>.self).value) }
-            let result = transport.post(url: configuration.url(for: job.channel), body: job.body!)
-            pthread_mutex_lock(mutex)
-            busy = false
-            record(result, of: job)
-            pthread_cond_broadcast(condition)
+            finished = (job, transport.post(url: configuration.url(for: job.channel), body: job.body!))
         }
-        threadDone = true
-        pthread_cond_broadcast(condition)
-        pthread_mutex_unlock(mutex)
+        worker.withLock { locked in
+            locked.state.threadDone = true
+            locked.broadcast()
+        }
     }
 
     /// Under the lock: counts the attempt, and puts the job back for a retry if the endpoint is
     /// unavailable.
-    private func record(_ result: TransportResult, of job: PublishQueue.Job) {
+    private func record(_ result: TransportResult, of job: PublishQueue.Job, in state: inout State) {
         let now = MonotonicClock.nanoseconds()
         let unavailable: String
         switch result {
         case .status(let status) where (200..<300).contains(status):
-            counters.published += 1
-            if let since = failingSince {
+            state.counters.published += 1
+            if let since = state.failingSince {
                 let seconds = Double(now - since) / 1e9
                 log(
                     "overlayd publishing resumed endpoint=\(endpoint) after_seconds=\(format(seconds))"
-                        + " failed_requests=\(failuresInOutage)\n")
-                failingSince = nil
+                        + " failed_requests=\(state.failuresInOutage)\n")
+                state.failingSince = nil
             }
-            retryDelay = configuration.initialRetryDelay
+            state.retryDelay = configuration.initialRetryDelay
             return
         case .status(let status) where status == 0 || status >= 500 || status == 408 || status == 429:
             unavailable = "status \(status)"
         case .status(let status):
-            counters.failed += 1
+            state.counters.failed += 1
             // A refusal is about this message, not the endpoint: drop it, and log at most once a minute.
-            if lastRefusalLogged.map({ now - $0 >= 60_000_000_000 }) ?? true {
-                lastRefusalLogged = now
+            if state.lastRefusalLogged.map({ now - $0 >= 60_000_000_000 }) ?? true {
+                state.lastRefusalLogged = now
                 log(
                     "overlayd publishing refused channel=\(job.channel) version=\(job.version) status=\(status)"
                         + " (the version is dropped; further refusals within a minute are not logged)\n")
@@ -224,27 +225,21 @@ public final class Publisher<Payload: Sendable>: PublishingLoop, @unchecked Send
         case .failed(let reason):
             unavailable = reason
         }
-        counters.failed += 1
+        state.counters.failed += 1
         var retry = job
         retry.attempts += 1
-        counters.superseded += UInt64(queue.putBack(retry))
-        if failingSince == nil {
-            failingSince = now
-            failuresInOutage = 0
-            counters.superseded += UInt64(queue.collapse())
+        state.counters.superseded += UInt64(state.queue.putBack(retry))
+        if state.failingSince == nil {
+            state.failingSince = now
+            state.failuresInOutage = 0
+            state.counters.superseded += UInt64(state.queue.collapse())
             log(
                 "overlayd publishing stopped endpoint=\(endpoint) error=\"\(sanitised(unavailable))\""
                     + " (retrying with backoff; each channel keeps its latest version)\n")
         }
-        failuresInOutage += 1
-        retryAt = now + Int64(retryDelay * 1e9)
-        retryDelay = min(retryDelay * 2, configuration.maximumRetryDelay)
-    }
-
-    /// Sleeps on the condition until `deadline` (monotonic nanoseconds) or a signal.
-    private func wait(until deadline: Int64) {
-        var until = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
-        pthread_cond_timedwait(condition, mutex, &until)
+        state.failuresInOutage += 1
+        state.retryAt = now + Int64(state.retryDelay * 1e9)
+        state.retryDelay = min(state.retryDelay * 2, configuration.maximumRetryDelay)
     }
 
     /// The endpoint for the log: the template without any user and password in it.
@@ -267,14 +262,8 @@ public final class Publisher<Payload: Sendable>: PublishingLoop, @unchecked Send
     }
 }
 
-/// The publishing thread's entry point, without the generic parameter a C function pointer
-/// cannot carry.
-protocol PublishingLoop: AnyObject {
-    func runLoop()
-}
-
 /// A payload in the queue, which holds references only (see `PublishQueue`).
-final class Boxed<Value> {
+final class Boxed<Value: Sendable>: Sendable {
     let value: Value
 
     init(_ value: Value) {

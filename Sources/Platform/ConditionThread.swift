@@ -102,6 +102,16 @@ public final class ConditionThread<State: Sendable>: @unchecked Sendable {
         thread = handle
     }
 
+    /// Lets the thread end by itself, unwaited: for a thread stuck in a call its owner will not
+    /// wait for (a request that hangs). Does nothing if it never started or was joined already.
+    public func detach() {
+        pthread_mutex_lock(mutex)
+        let handle = thread
+        thread = nil
+        pthread_mutex_unlock(mutex)
+        if let handle { pthread_detach(handle) }
+    }
+
     /// Waits for the thread's body to return (the caller must first make it return, through the
     /// state). Does nothing if it never started or was joined already; never call it from the
     /// thread itself.
