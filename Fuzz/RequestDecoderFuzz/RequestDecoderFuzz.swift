@@ -84,7 +84,7 @@ enum RequestDecoderFuzz {
         }
     }
 
-    /// Nothing a client sends may corrupt the queue (SPEC.md §5): after every request the default
+    /// Nothing a client sends may corrupt the queue (docs/MODEL.md §5): after every request the default
     /// channel's overlay and message list read back and agree, its version has not gone back, and
     /// the overlay's and the status bar's numbers are in range. Returns the version.
     static func checkState(

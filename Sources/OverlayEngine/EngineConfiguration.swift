@@ -63,7 +63,7 @@ public struct Style: Hashable, Sendable {
     }
 }
 
-/// Every number and choice the engine needs; the defaults are those of the spec.
+/// Every number and choice the engine needs; the defaults are those of docs/MODEL.md.
 public struct EngineConfiguration: Hashable, Sendable {
     public var device: DeviceProfile = .ipad
     public var orientation: Orientation = .portrait

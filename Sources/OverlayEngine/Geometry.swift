@@ -34,15 +34,15 @@ public struct DeviceProfile: Hashable, Sendable {
     public static let iphoneNotch = DeviceProfile(name: "iphone-notch", width: 375, height: 812, statusBarHeight: 44)
     public static let ipad = DeviceProfile(name: "ipad", width: 768, height: 1024, statusBarHeight: 20)
 
-    /// The profiles of spec §1, in the order the spec lists them.
+    /// The profiles of MODEL §1, in the order MODEL §1 lists them.
     public static let builtIn: [DeviceProfile] = [.iphone, .iphoneNotch, .ipad]
 }
 
 /// `UIInterfaceOrientation`'s four orientations.
 ///
-/// Seed 000 and MTStatusBarOverlay compare the interface orientation with `UIDeviceOrientation`
+/// Status-bar overlay code such as MTStatusBarOverlay compares the interface orientation with `UIDeviceOrientation`
 /// constants, whose landscape names are swapped; the rotations and frames here are what those
-/// libraries actually put on screen (spec §1).
+/// libraries actually put on screen (MODEL §1).
 public enum Orientation: String, CaseIterable, Hashable, Sendable {
     case portrait
     case portraitUpsideDown

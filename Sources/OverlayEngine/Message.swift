@@ -1,4 +1,4 @@
-/// What a message reports (seed 001).
+/// What a message reports: the states of an app's send queue and its downloads (MODEL §2).
 public enum MessageKind: String, CaseIterable, Hashable, Sendable {
     case sending
     case sent

@@ -11,7 +11,7 @@ public struct ProgressBar: Hashable, Sendable {
     public var frame: Rect
 }
 
-/// The overlay at one instant: everything a reader needs to draw it (spec §5, `GET /overlay`).
+/// The overlay at one instant: everything a reader needs to draw it (MODEL §5, `GET /overlay`).
 public struct OverlaySnapshot: Hashable, Sendable {
     public var version: UInt64
     public var now: Instant
@@ -133,7 +133,7 @@ extension OverlayEngine {
         )
     }
 
-    /// (inset, contentOffset, L − 2·inset, h) in the bar's own space (spec §1).
+    /// (inset, contentOffset, L − 2·inset, h) in the bar's own space (MODEL §1).
     func labelFrame(contentOffset: Double) -> Rect {
         let length = orientation.barLength(on: device)
         let inset = configuration.inset
@@ -141,7 +141,7 @@ extension OverlayEngine {
     }
 
     /// Height p at the bottom, top or centre; fill L × progress, never less than two caps while
-    /// progress > 0 (a stretchable image cannot be narrower than its caps, seed 003), never more than L.
+    /// progress > 0 (a stretchable image cannot be narrower than its caps), never more than L.
     func progressBar(progress: Double, contentOffset: Double) -> ProgressBar {
         let length = orientation.barLength(on: device)
         let height = device.statusBarHeight

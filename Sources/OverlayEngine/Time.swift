@@ -2,7 +2,7 @@
 ///
 /// Integer time keeps every deadline exact: 0.1 + 0.2 seconds is a deadline at 300,000,000 ns, not
 /// at 0.30000000000000004 s, so a client that advances a manual clock by decimal steps reaches
-/// deadlines exactly when the spec says it does.
+/// deadlines exactly when docs/MODEL.md says it does.
 public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var nanoseconds: Int64
 

@@ -1,7 +1,7 @@
 import MicroHTTP
 import OverlayEngine
 
-/// An error answer: `{"error": {"code", "message", "field"}}` with its status (spec §5).
+/// An error answer: `{"error": {"code", "message", "field"}}` with its status (MODEL §5).
 public struct APIError: Error, Hashable, Sendable {
     public var status: Int
     public var code: String

@@ -60,7 +60,7 @@ public final class OverlayServer: Sendable {
         }
     }
 
-    /// Stops gracefully (spec §7): no new connections, and no new request on an open one (503);
+    /// Stops gracefully (MODEL §7): no new connections, and no new request on an open one (503);
     /// waiting readers are answered 503 and event streams end; requests in flight finish and
     /// every write among them is committed and answered (up to `grace` seconds); then the
     /// connections close, the timers stop and the store closes.
@@ -75,7 +75,7 @@ public final class OverlayServer: Sendable {
     }
 }
 
-/// One line per request on standard error (spec §7): a fixed message and `key=value` fields.
+/// One line per request on standard error (MODEL §7): a fixed message and `key=value` fields.
 enum AccessLog {
     static func write(_ record: AccessRecord) {
         var line = "access method=\(record.method) path=\(escaped(record.path)) status=\(record.status)"

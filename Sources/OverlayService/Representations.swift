@@ -1,7 +1,7 @@
 import MicroHTTP
 import OverlayEngine
 
-/// The JSON shapes of spec §5, written in the order the spec shows them; the overlay ends with the
+/// The JSON shapes of MODEL §5, written in the order MODEL §5 shows them; the overlay ends with the
 /// status bar under it and whether that holds it (docs/STATUSBAR.md).
 extension JSONWriter {
     /// The overlay. With `template`, the values that move within a version are left as slots.

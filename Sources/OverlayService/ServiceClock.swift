@@ -3,7 +3,7 @@ import Platform
 import Synchronization
 
 /// The service's time: seconds since start on the monotonic clock, or a manual clock that only
-/// `POST /clock` moves (spec §6).
+/// `POST /clock` moves (MODEL §6).
 final class ServiceClock: Sendable {
     let mode: ClockMode
     /// The monotonic reading that is time zero.

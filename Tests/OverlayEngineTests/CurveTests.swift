@@ -2,9 +2,9 @@ import Testing
 
 @testable import OverlayEngine
 
-/// Animation curves (spec §4: linear by default, `easeInOut` on request) and the running
-/// animation's descriptor (spec §5's `animation`).
-@Suite("Curves and the animation descriptor (spec §4)")
+/// Animation curves (MODEL §4: linear by default, `easeInOut` on request) and the running
+/// animation's descriptor (MODEL §5's `animation`).
+@Suite("Curves and the animation descriptor (MODEL §4)")
 struct CurveTests {
     /// Core Animation's ease-in-ease-out: the cubic Bézier (0,0) (0.42,0) (0.58,1) (1,1), solved here
     /// independently by Newton's method on x(t).

@@ -2,8 +2,8 @@ import Testing
 
 @testable import OverlayEngine
 
-/// The `GET /overlay` example of spec §5, reproduced by an event script on the default configuration.
-@Suite("Spec §5 example")
+/// The `GET /overlay` example of MODEL §5, reproduced by an event script on the default configuration.
+@Suite("MODEL §5 example")
 struct ExampleTests {
     /// Two messages posted and deleted at 0 (each hide from the very start takes no time), then at 1.0
     /// a sending message and two more: at 1.125 the overlay is halfway into its show, version 7.

@@ -2,7 +2,7 @@ import Testing
 
 @testable import OverlayEngine
 
-/// One row of spec §1: a device profile in one orientation, with what the overlay must report there.
+/// One row of MODEL §1: a device profile in one orientation, with what the overlay must report there.
 struct GeometryCase: Sendable, CustomTestStringConvertible {
     var device: DeviceProfile
     var orientation: Orientation
@@ -23,7 +23,7 @@ func row(
         frame: Rect(x: frame.0, y: frame.1, width: frame.2, height: frame.3), length: length)
 }
 
-/// Spec §1's table, written out for each device: W × H with status bar h.
+/// MODEL §1's table, written out for each device: W × H with status bar h.
 let geometryCases: [GeometryCase] = [
     // iphone: 320 × 480, h = 20
     row(.iphone, .portrait, 0, (0, 0, 320, 20), 320),
@@ -42,7 +42,7 @@ let geometryCases: [GeometryCase] = [
     row(.ipad, .landscapeRight, 90, (748, 0, 20, 1024), 1024),
 ]
 
-@Suite("Geometry (spec §1)")
+@Suite("Geometry (MODEL §1)")
 struct GeometryTests {
     /// A fully shown overlay reports the table's rotation and frame, a label inset 30 from both ends
     /// of the bar, and a full progress bar as long as the bar.
@@ -80,7 +80,7 @@ struct GeometryTests {
         #expect(overlay.label == nil)
     }
 
-    /// The three profiles are spec §1's, in its order, with its names; ipad is the default.
+    /// The three profiles are MODEL §1's, in its order, with its names; ipad is the default.
     @Test func deviceProfiles() {
         #expect(DeviceProfile.builtIn.map(\.name) == ["iphone", "iphone-notch", "ipad"])
         #expect(DeviceProfile.iphone == DeviceProfile(name: "iphone", width: 320, height: 480, statusBarHeight: 20))

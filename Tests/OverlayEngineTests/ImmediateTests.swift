@@ -2,10 +2,10 @@ import Testing
 
 @testable import OverlayEngine
 
-/// `immediate: true` in every phase (spec §3, docs/BEHAVIOUR.md): it replaces the shown message at
+/// `immediate: true` in every phase (MODEL §3, docs/BEHAVIOUR.md): it replaces the shown message at
 /// once; a replaced sticky message goes back to the head of the queue, any other ends `preempted`;
 /// hidden or hiding, it goes to the head of the queue.
-@Suite("Immediate messages (spec §3)")
+@Suite("Immediate messages (MODEL §3)")
 struct ImmediateTests {
     /// Hidden: the immediate message is the head of an empty queue, so it starts showing at once.
     @Test func whileHidden() throws {

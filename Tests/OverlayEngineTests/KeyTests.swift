@@ -3,8 +3,8 @@ import Testing
 @testable import OverlayEngine
 
 /// A POST whose `key` matches a queued or shown message updates it in place, as a PATCH would
-/// (spec §2): `.updated` (200) instead of `.created` (202).
-@Suite("Keyed posts (spec §2)")
+/// (MODEL §2): `.updated` (200) instead of `.created` (202).
+@Suite("Keyed posts (MODEL §2)")
 struct KeyTests {
     /// A sender reports "upload-42" as sending, then progress, then sent, without keeping ids.
     @Test func updatesTheShownMessage() throws {

@@ -2,9 +2,9 @@ import Testing
 
 @testable import OverlayEngine
 
-/// PATCH and the shown message's timer (spec §3, made complete in docs/BEHAVIOUR.md). The default
+/// PATCH and the shown message's timer (MODEL §3, made complete in docs/BEHAVIOUR.md). The default
 /// timeline: a message posted at 0 is fully shown at 0.25, when its time starts.
-@Suite("PATCH (spec §3)")
+@Suite("PATCH (MODEL §3)")
 struct PatchTests {
     /// Setting `duration` restarts the timer at the PATCH with that duration.
     @Test func durationRestartsTimer() throws {
@@ -197,9 +197,9 @@ struct PatchTests {
     }
 }
 
-/// DELETE (spec §3): a queued message is cancelled; the shown one ends now and the next replaces it
+/// DELETE (MODEL §3): a queued message is cancelled; the shown one ends now and the next replaces it
 /// at once, or the overlay hides (during a rotation, when `rotatingIn` ends).
-@Suite("DELETE (spec §3)")
+@Suite("DELETE (MODEL §3)")
 struct DeleteTests {
     /// A queued message is cancelled and leaves the queue; the shown one is untouched.
     @Test func queued() throws {

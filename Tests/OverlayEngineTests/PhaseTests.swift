@@ -2,11 +2,11 @@ import Testing
 
 @testable import OverlayEngine
 
-/// Show and hide in each show style (spec §4), on the default ipad (h = 20) with an `info`
+/// Show and hide in each show style (MODEL §4), on the default ipad (h = 20) with an `info`
 /// message (2.5 s) posted at 0: shown 0 → 0.25, displayed 0.25 → 2.75, hidden 2.75 → 3.0.
-@Suite("Phases and show styles (spec §4)")
+@Suite("Phases and show styles (MODEL §4)")
 struct PhaseTests {
-    /// The phase names are the spec's.
+    /// The phase names are MODEL §4's.
     @Test func phaseNames() {
         #expect(
             Phase.allCases.map(\.rawValue) == ["hidden", "showing", "visible", "hiding", "rotatingOut", "rotatingIn"])

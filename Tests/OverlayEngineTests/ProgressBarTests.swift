@@ -2,9 +2,9 @@ import Testing
 
 @testable import OverlayEngine
 
-/// The progress bar (spec §1): height p = 2 at the bottom, top or centre of the bar, filled
+/// The progress bar (MODEL §1): height p = 2 at the bottom, top or centre of the bar, filled
 /// L × progress, never narrower than two caps while progress > 0. On the ipad: L = 768, h = 20.
-@Suite("Progress bar (spec §1)")
+@Suite("Progress bar (MODEL §1)")
 struct ProgressBarTests {
     /// The overlay shown with `progress` at 0.25 s, when the show has ended.
     func shown(

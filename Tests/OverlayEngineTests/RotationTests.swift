@@ -2,10 +2,10 @@ import Testing
 
 @testable import OverlayEngine
 
-/// Orientation changes in every phase (spec §4, seed 000), on the default ipad in portrait with an
+/// Orientation changes in every phase (MODEL §4), on the default ipad in portrait with an
 /// `info` message (2.5 s) posted at 0: shown 0 → 0.25, displayed 0.25 → 2.75, hidden 2.75 → 3.0.
 /// A rotation fades alpha a → 0 in a × 0.4 s, applies the new orientation, then fades 0 → 1 in 0.4 s.
-@Suite("Rotation (spec §4)")
+@Suite("Rotation (MODEL §4)")
 struct RotationTests {
     /// Hidden: the frame simply changes, with no animation.
     @Test func whileHidden() throws {

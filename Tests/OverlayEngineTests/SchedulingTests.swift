@@ -2,9 +2,9 @@ import Testing
 
 @testable import OverlayEngine
 
-/// One message at a time, FIFO, display time from the end of the show (spec §3), and the kinds'
-/// lifetimes (spec §2).
-@Suite("Scheduling (spec §2, §3)")
+/// One message at a time, FIFO, display time from the end of the show (MODEL §3), and the kinds'
+/// lifetimes (MODEL §2).
+@Suite("Scheduling (MODEL §2, §3)")
 struct SchedulingTests {
     /// A message posted while hidden starts showing at once; its display time starts when the
     /// 0.25 s show ends, so an info message (2.5 s) ends at 2.75.
@@ -199,7 +199,7 @@ struct SchedulingTests {
     }
 }
 
-/// The bounds of spec §2 and §3: maxQueue (1000) waiting messages, historySize (100) ended ones.
+/// The bounds of MODEL §2 and §3: maxQueue (1000) waiting messages, historySize (100) ended ones.
 @Suite("Queue and history bounds")
 struct BoundTests {
     /// With the shown message and 1000 waiting, a new message is refused as queueFull and changes nothing.

@@ -2,10 +2,10 @@ import Testing
 
 @testable import OverlayEngine
 
-/// Each kind's style and activity spinner (spec §2), as the overlay reports them.
-@Suite("Styles and activity (spec §2)")
+/// Each kind's style and activity spinner (MODEL §2), as the overlay reports them.
+@Suite("Styles and activity (MODEL §2)")
 struct StyleTests {
-    /// The spec's default colours, background then foreground, for each kind.
+    /// MODEL §2's default colours, background then foreground, for each kind.
     static let defaults: [(MessageKind, String, String)] = [
         (.sending, "#1C1C1E", "#FFFFFF"),
         (.sent, "#34C759", "#FFFFFF"),
@@ -14,7 +14,7 @@ struct StyleTests {
         (.info, "#1C1C1E", "#FFFFFF"),
     ]
 
-    /// The kind names are seed 001's.
+    /// The kind names are MODEL §2's.
     @Test func kindNames() {
         #expect(MessageKind.allCases.map(\.rawValue) == ["sending", "sent", "failed", "progress", "info"])
         #expect(

@@ -2,9 +2,9 @@ import Testing
 
 @testable import OverlayEngine
 
-// Shorthands that keep each test a short script: the spec's numbers stay in the tests themselves.
+// Shorthands that keep each test a short script: the model's numbers (docs/MODEL.md) stay in the tests themselves.
 
-/// An engine with the spec's defaults (ipad, portrait, slide, linear), changed by `configure`.
+/// An engine with the model's defaults (docs/MODEL.md) (ipad, portrait, slide, linear), changed by `configure`.
 func makeEngine(_ configure: (inout EngineConfiguration) -> Void = { _ in }) -> OverlayEngine {
     var configuration = EngineConfiguration()
     configure(&configuration)

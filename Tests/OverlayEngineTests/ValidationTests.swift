@@ -10,7 +10,7 @@ struct InvalidCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 }
 
-/// The ranges of spec §2: text 1–256 characters after trimming, progress 0…1, duration > 0 and
+/// The ranges of MODEL §2: text 1–256 characters after trimming, progress 0…1, duration > 0 and
 /// ≤ 3600, key 1–128 characters.
 let invalidInputs: [InvalidCase] = [
     InvalidCase(name: "empty text", input: .message(""), field: "text"),
@@ -31,7 +31,7 @@ let invalidInputs: [InvalidCase] = [
     InvalidCase(name: "129-character key", input: .message("a", key: String(repeating: "k", count: 129)), field: "key"),
 ]
 
-@Suite("Validation (spec §2)")
+@Suite("Validation (MODEL §2)")
 struct ValidationTests {
     /// A POST out of range is refused for its field and leaves version, queue and ids unchanged.
     @Test(arguments: invalidInputs)

@@ -2,7 +2,7 @@ import Testing
 
 @testable import OverlayEngine
 
-/// `version` (spec §5, used by §§2–4's events): exactly one bump per event that changes something
+/// `version` (MODEL §5, used by §§2–4's events): exactly one bump per event that changes something
 /// and one per deadline reached; none for no-op events, interpolated values or reads.
 @Suite("Version")
 struct VersionTests {

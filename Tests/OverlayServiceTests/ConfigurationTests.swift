@@ -3,7 +3,7 @@ import Testing
 
 @testable import OverlayService
 
-/// Configuration (spec §7): embedded defaults, then the JSON file, then `OVERLAYD_*`, then flags;
+/// Configuration (MODEL §7): embedded defaults, then the JSON file, then `OVERLAYD_*`, then flags;
 /// every invalid value names its key, variable or flag. No sockets: files are injected.
 @Suite("Configuration")
 struct ConfigurationTests {
@@ -58,7 +58,7 @@ struct ConfigurationTests {
             return
         }
         #expect(Set(members.keys) == Set(ConfigurationLoader.topLevelKeys))
-        // And the defaults are the spec's.
+        // And the defaults are the model's (docs/MODEL.md).
         let defaults = ServiceConfiguration()
         #expect(defaults.host == "127.0.0.1")
         #expect(defaults.port == 8080)

@@ -43,7 +43,7 @@ struct BadRequest: Sendable, CustomTestStringConvertible {
     }
 }
 
-/// Every error status of spec §5, each with the error body `{"error": {"code", "message"[, "field"]}}`,
+/// Every error status of MODEL §5, each with the error body `{"error": {"code", "message"[, "field"]}}`,
 /// and each leaving the overlay, the queue and the message list exactly as they were.
 ///
 /// Each case runs against its own server holding a shown message (1) and a queued one (2).

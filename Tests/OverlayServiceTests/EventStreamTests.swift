@@ -8,7 +8,7 @@ import Testing
     import Glibc
 #endif
 
-/// `GET /events` (Server-Sent Events, spec §5) through a real server and a client that decodes the
+/// `GET /events` (Server-Sent Events, MODEL §5) through a real server and a client that decodes the
 /// chunked body as it arrives.
 @Suite("Event streams")
 struct EventStreamTests {

@@ -7,7 +7,7 @@ import Testing
     import Glibc
 #endif
 
-/// Clients that do not play by the rules (spec §5: nothing a client sends may crash the process
+/// Clients that do not play by the rules (MODEL §5: nothing a client sends may crash the process
 /// or corrupt the queue): slow heads, idle connections, oversized heads, endless bodies, garbage,
 /// floods of wrong tokens, too many connections. The server stays healthy and its state intact.
 @Suite("Hostile clients")

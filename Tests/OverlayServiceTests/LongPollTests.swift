@@ -7,7 +7,7 @@ import Testing
     import Glibc
 #endif
 
-/// `GET /overlay` with `ETag`, `If-None-Match` and `?wait=` (spec §5), against a real server.
+/// `GET /overlay` with `ETag`, `If-None-Match` and `?wait=` (MODEL §5), against a real server.
 /// Timing bounds are loose: the suite runs in parallel with others on two cores.
 @Suite("Long-poll")
 struct LongPollTests {

@@ -7,7 +7,7 @@ import Testing
 #endif
 
 /// Bytes that are not a proper HTTP request, sent over a raw socket: the server answers an error or
-/// closes, never crashes, never changes the queue, and goes on answering (spec §5: "Nothing a client
+/// closes, never crashes, never changes the queue, and goes on answering (MODEL §5: "Nothing a client
 /// sends may crash the process or corrupt the queue").
 @Suite("Malformed input")
 struct MalformedInputTests {

@@ -2,7 +2,7 @@ import Testing
 
 @testable import OverlayService
 
-/// `/messages` through real HTTP on loopback (spec §2, §5), with the manual clock so that every
+/// `/messages` through real HTTP on loopback (MODEL §2, §5), with the manual clock so that every
 /// number is exact.
 @Suite("Messages API")
 struct MessagesAPITests {

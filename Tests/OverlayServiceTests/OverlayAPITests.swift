@@ -7,7 +7,7 @@ import Testing
 #endif
 
 /// `/overlay`, `/orientation`, `/healthz`, `/metrics`, `/clock`, `/`, OPTIONS and HEAD through real
-/// HTTP on loopback (spec §5, §6).
+/// HTTP on loopback (MODEL §5, §6).
 @Suite("Overlay and service API")
 struct OverlayAPITests {
     static let overlayKeys = [

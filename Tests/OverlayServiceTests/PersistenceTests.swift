@@ -9,7 +9,7 @@ import Testing
     import Glibc
 #endif
 
-/// Spec §7 "Durable": the queue, the shown message (shown again from the start of its animation),
+/// MODEL §7 "Durable": the queue, the shown message (shown again from the start of its animation),
 /// the history, channels, orientation and device survive a restart; ids and versions never
 /// repeat. In-process servers on one data directory, one after the other.
 @Suite("Persistence")

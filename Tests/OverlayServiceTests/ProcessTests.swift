@@ -6,7 +6,7 @@ import Testing
     import Glibc
 #endif
 
-/// The `overlayd` executable as a process (spec §7): exit codes, messages on stderr, signals.
+/// The `overlayd` executable as a process (MODEL §7): exit codes, messages on stderr, signals.
 ///
 /// These tests need the executable built: the test command is `swift build && swift test` (a test
 /// target cannot depend on an executable target's product here). `OVERLAYD_BINARY` overrides where

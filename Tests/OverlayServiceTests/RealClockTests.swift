@@ -7,7 +7,7 @@ import Testing
     import Glibc
 #endif
 
-/// `clock: real` (spec §6): timers fire on their own; a reader only polls.
+/// `clock: real` (MODEL §6): timers fire on their own; a reader only polls.
 @Suite("Real clock")
 struct RealClockTests {
     /// Shows for 0.05 s, displays for 0.2 s, hides for 0.05 s: a posted message shows, then hides

@@ -112,7 +112,7 @@ struct RouteTests {
         #expect(EntityTagCondition(#""""#) == .list(versions: [], any: false))
     }
 
-    /// Engine refusals become the statuses of spec §5; Retry-After is whole seconds, at least 1.
+    /// Engine refusals become the statuses of MODEL §5; Retry-After is whole seconds, at least 1.
     @Test func engineErrors() throws {
         let invalid = APIError(EngineError.invalidField(field: "text", reason: "must not be empty"))
         #expect(invalid.status == 422)

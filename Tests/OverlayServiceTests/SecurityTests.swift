@@ -7,7 +7,7 @@ import Testing
     import Glibc
 #endif
 
-/// Spec §7: writes need `Authorization: Bearer <token>` when a token is configured; reads stay
+/// MODEL §7: writes need `Authorization: Bearer <token>` when a token is configured; reads stay
 /// open unless a read token is configured; `/healthz` and OPTIONS stay open; tokens are never
 /// logged.
 @Suite("Tokens")

@@ -2,9 +2,9 @@ import Testing
 
 @testable import OverlayService
 
-/// The `GET /overlay` example of spec §5, reproduced through HTTP with the manual clock, followed
+/// The `GET /overlay` example of MODEL §5, reproduced through HTTP with the manual clock, followed
 /// by the two members the status bar adds (§8, docs/STATUSBAR.md): the bar at rest, not holding.
-@Suite("Spec §5 example")
+@Suite("MODEL §5 example")
 struct SpecExampleTests {
     /// The example body exactly as the spec prints it.
     static let specBody = """

@@ -9,7 +9,7 @@ import Testing
 struct StatusBarAPITests {
     static let json = [("Content-Type", "application/json")]
 
-    /// The tab-bar chain of seed 002: a custom root that forwards to a tab bar controller, whose
+    /// The tab-bar chain of docs/STATUSBAR.md: a custom root that forwards to a tab bar controller, whose
     /// visible tab wants light content; the tab bar forwards hidden to the same tab.
     static let tabBarChain = """
         {"root": "main", "controllers": [

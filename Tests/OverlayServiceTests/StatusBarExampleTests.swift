@@ -18,7 +18,7 @@ struct StatusBarExampleTests {
         }
     }
 
-    /// The splash-screen launch of seed 004.
+    /// The splash-screen launch of docs/STATUSBAR.md.
     @Test func splashScreenLaunch() throws {
         let live = try LiveServer { $0.engine.statusBar.hiddenAtLaunch = true }
         #expect(try live.request("POST", "/messages?kind=info", body: "Welcome back").status == 202)
@@ -72,7 +72,7 @@ struct StatusBarExampleTests {
             ])
     }
 
-    /// The tab-bar chain of seed 002, then a full-screen player presented over it.
+    /// The tab-bar chain of docs/STATUSBAR.md, then a full-screen player presented over it.
     @Test func tabBarChain() throws {
         let live = try LiveServer { $0.engine.statusBar.appearance = .controllers }
         let tabs = """

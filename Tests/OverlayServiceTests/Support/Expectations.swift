@@ -6,10 +6,10 @@ import Testing
     import Glibc
 #endif
 
-// Checks shared by the HTTP tests: the error shape of spec §5, and the state a bad request must
+// Checks shared by the HTTP tests: the error shape of MODEL §5, and the state a bad request must
 // leave alone.
 
-/// Expects an error answer of spec §5: `status`, `Content-Type: application/json; charset=utf-8`,
+/// Expects an error answer of MODEL §5: `status`, `Content-Type: application/json; charset=utf-8`,
 /// and a body that is exactly `{"error": {"code", "message"[, "field"]}}` with this `code` and
 /// `field` (`nil`: no `field` member at all).
 func expectError(
@@ -76,7 +76,7 @@ extension LiveServer {
 }
 
 /// The keys of a JSON text in the order they appear, depth first: what `JSONValue` (a dictionary)
-/// cannot tell, and what spec §5 fixes for `/overlay`.
+/// cannot tell, and what MODEL §5 fixes for `/overlay`.
 func orderedKeys(_ bytes: [UInt8]) -> [String] {
     var keys: [String] = []
     var index = 0
