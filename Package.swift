@@ -12,8 +12,8 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .executable(name: "overlayd", targets: ["overlayd"]),
-        // What an app links to read and drive an overlayd: Foundation only (URLSession), no server
-        // module.
+        // What an app links to read and drive an overlayd: Foundation (URLSession) and the pure
+        // engine's timing curves, no server module.
         .library(name: "OverlayClient", targets: ["OverlayClient"]),
     ],
     targets: [
@@ -55,7 +55,7 @@ let package = Package(
         // transport protocol. FoundationEssentials only, so that the overlayd executable, which
         // links it for its commands, loads neither Foundation nor FoundationNetworking (nor the
         // libcurl those link) when it serves.
-        .target(name: "OverlayClientCore", swiftSettings: strict),
+        .target(name: "OverlayClientCore", dependencies: ["OverlayEngine"], swiftSettings: strict),
         // The library product: the core, re-exported, with its transport on URLSession.
         .target(name: "OverlayClient", dependencies: ["OverlayClientCore"], swiftSettings: strict),
         // `overlayd post` and `overlayd watch`, on the core with a transport on libcurl, loaded

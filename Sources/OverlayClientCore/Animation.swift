@@ -26,27 +26,9 @@ public struct Animation: Codable, Hashable, Sendable {
         public func value(at fraction: Double) -> Double {
             let f = min(max(fraction, 0), 1)
             switch self {
-            case .easeInOut: return Curve.cubicBezier(x: f, x1: 0.42, y1: 0, x2: 0.58, y2: 1)
+            case .easeInOut: return ServerCurves.easeInOut(f)
             default: return f
             }
-        }
-
-        /// y of the unit cubic Bézier (0,0) (x1,y1) (x2,y2) (1,1) at the point whose x is `x`, by
-        /// the same 60 bisection steps as the server, so that both agree to the last bit.
-        static func cubicBezier(x: Double, x1: Double, y1: Double, x2: Double, y2: Double) -> Double {
-            func coordinate(_ t: Double, _ p1: Double, _ p2: Double) -> Double {
-                let u = 1 - t
-                return 3 * u * u * t * p1 + 3 * u * t * t * p2 + t * t * t
-            }
-            if x <= 0 { return 0 }
-            if x >= 1 { return 1 }
-            var low = 0.0
-            var high = 1.0
-            for _ in 0..<60 {
-                let middle = (low + high) / 2
-                if coordinate(middle, x1, x2) < x { low = middle } else { high = middle }
-            }
-            return coordinate((low + high) / 2, y1, y2)
         }
     }
 
