@@ -45,27 +45,19 @@ final class StoreWriter: @unchecked Sendable {
     func load() throws(StoreError) -> [LoadedChannel] {
         let path = database.path
         let channels = try Schema.channels.prepareSelect(database, orderBy: "name")
-        let live = try Schema.messages.prepareSelect(
-            database, where: "channel = ?1 AND history_seq IS NULL", orderBy: "queue_order")
-        let ended = try Schema.messages.prepareSelect(
-            database, where: "channel = ?1 AND history_seq IS NOT NULL", orderBy: "history_seq")
-        let controllers = try Schema.controllers.prepareSelect(database, where: "channel = ?1", orderBy: "position")
-        let leaving = try Schema.leaving.prepareSelect(database, where: "channel = ?1", orderBy: "channel")
+        let reads = try ChannelReads(database)
         var loaded: [LoadedChannel] = []
         while try channels.step() {
             var row = ChannelRow.empty
             try Schema.channels.read(channels, into: &row, path: path)
-            var state = try self.state(of: row, controllers: controllers, leaving: leaving)
+            var state = try self.state(of: row, reads: reads)
             storedHierarchies.updateValue(state.statusBar?.hierarchy, forKey: row.name)
             storedLeaving.updateValue(state.leaving, forKey: row.name)
             state.version = row.versionReserved
             state.nextID = max(1, row.idReserved)
             reservedVersions[row.name] = row.versionReserved
             reservedIDs[row.name] = row.idReserved
-            loaded.append(
-                LoadedChannel(
-                    name: row.name, state: state, live: try messages(of: row.name, from: live),
-                    history: try messages(of: row.name, from: ended)))
+            loaded.append(try channel(row.name, state: state, reads: reads))
         }
         return loaded
     }
@@ -73,30 +65,46 @@ final class StoreWriter: @unchecked Sendable {
     /// What the database holds of one channel, as it was written (no reservation applied); nil
     /// if it holds nothing of it.
     func loadChannel(_ name: String) throws(StoreError) -> LoadedChannel? {
-        let channel = try Schema.channels.prepareSelect(database, where: "name = ?1", orderBy: "name")
-        channel.bind(1, name)
-        guard try channel.step() else { return nil }
+        let select = try Schema.channels.prepareSelect(database, where: "name = ?1", orderBy: "name")
+        select.bind(1, name)
+        guard try select.step() else { return nil }
         var row = ChannelRow.empty
-        try Schema.channels.read(channel, into: &row, path: database.path)
-        let live = try Schema.messages.prepareSelect(
-            database, where: "channel = ?1 AND history_seq IS NULL", orderBy: "queue_order")
-        let ended = try Schema.messages.prepareSelect(
-            database, where: "channel = ?1 AND history_seq IS NOT NULL", orderBy: "history_seq")
-        let controllers = try Schema.controllers.prepareSelect(database, where: "channel = ?1", orderBy: "position")
-        let leaving = try Schema.leaving.prepareSelect(database, where: "channel = ?1", orderBy: "channel")
-        return LoadedChannel(
-            name: name, state: try state(of: row, controllers: controllers, leaving: leaving),
-            live: try messages(of: name, from: live), history: try messages(of: name, from: ended))
+        try Schema.channels.read(select, into: &row, path: database.path)
+        let reads = try ChannelReads(database)
+        return try channel(name, state: state(of: row, reads: reads), reads: reads)
+    }
+
+    /// The statements that read a channel's rows besides its own: its live and its ended
+    /// messages, its status bar's controllers and its leaving message.
+    private struct ChannelReads {
+        let live: Statement
+        let ended: Statement
+        let controllers: Statement
+        let leaving: Statement
+
+        init(_ database: Database) throws(StoreError) {
+            live = try Schema.messages.prepareSelect(
+                database, where: "channel = ?1 AND history_seq IS NULL", orderBy: "queue_order")
+            ended = try Schema.messages.prepareSelect(
+                database, where: "channel = ?1 AND history_seq IS NOT NULL", orderBy: "history_seq")
+            controllers = try Schema.controllers.prepareSelect(database, where: "channel = ?1", orderBy: "position")
+            leaving = try Schema.leaving.prepareSelect(database, where: "channel = ?1", orderBy: "channel")
+        }
+    }
+
+    private func channel(_ name: String, state: EngineState, reads: ChannelReads) throws(StoreError) -> LoadedChannel {
+        LoadedChannel(
+            name: name, state: state, live: try messages(of: name, from: reads.live),
+            history: try messages(of: name, from: reads.ended))
     }
 
     /// The engine state of a channel's row, with its status bar's hierarchy and its leaving
     /// message read from their own rows.
-    private func state(
-        of row: ChannelRow, controllers: Statement, leaving: Statement
-    ) throws(StoreError) -> EngineState {
+    private func state(of row: ChannelRow, reads: ChannelReads) throws(StoreError) -> EngineState {
+        let leaving = reads.leaving
         var state = row.state
         let hierarchy = try row.statusBarRoot.map { root throws(StoreError) in
-            try self.hierarchy(of: row.name, root: root, from: controllers)
+            try self.hierarchy(of: row.name, root: root, from: reads.controllers)
         }
         state.statusBar = row.statusBar(hierarchy: hierarchy)
         leaving.bind(1, row.name)
