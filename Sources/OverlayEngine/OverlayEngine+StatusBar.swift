@@ -8,12 +8,7 @@ extension OverlayEngine {
     public mutating func setStatusBar(
         _ input: StatusBarInput, at time: Instant
     ) -> Applied<Result<StatusBarEffect, StatusBarError>> {
-        applying { engine in
-            engine.reach(time)
-            let result = engine.statusBar.apply(input, at: engine.now)
-            if case .success(let effect) = result { engine.statusBarChanged(effect) }
-            return result
-        }
+        changingStatusBar(at: time) { bar, now in bar.apply(input, at: now) }
     }
 
     /// `PUT /statusbar/controllers` with `controllers` appearance: keeps the hierarchy and lets it
@@ -21,9 +16,16 @@ extension OverlayEngine {
     public mutating func setControllers(
         _ hierarchy: ControllerHierarchy, at time: Instant
     ) -> Applied<Result<StatusBarEffect, StatusBarError>> {
+        changingStatusBar(at: time) { bar, now in bar.apply(hierarchy, at: now) }
+    }
+
+    /// Reaches `time`, makes `change` to the bar, and lets the overlay follow what it did.
+    private mutating func changingStatusBar(
+        at time: Instant, _ change: (inout StatusBar, Instant) -> Result<StatusBarEffect, StatusBarError>
+    ) -> Applied<Result<StatusBarEffect, StatusBarError>> {
         applying { engine in
             engine.reach(time)
-            let result = engine.statusBar.apply(hierarchy, at: engine.now)
+            let result = change(&engine.statusBar, engine.now)
             if case .success(let effect) = result { engine.statusBarChanged(effect) }
             return result
         }

@@ -29,12 +29,7 @@ extension StatusBar {
     public init(
         configuration: StatusBarConfiguration, curve: Curve, exactly record: Record, transient: Transient, now: Instant
     ) {
-        self.init(configuration: configuration, curve: curve, now: now)
-        style = record.style
-        hidden = record.hidden
-        animation = record.animation
-        hiddenBy = record.hiddenBy
-        hierarchy = record.hierarchy
+        self.init(configuration: configuration, curve: curve, now: now, record: record)
         motion = transient.motion
         styleFrom = transient.styleFrom
         hiddenFrom = transient.hiddenFrom

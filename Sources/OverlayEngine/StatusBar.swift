@@ -111,18 +111,24 @@ public struct StatusBar: Hashable, Sendable {
         hiddenBy = .none
     }
 
-    /// The bar as a store kept it, at rest (a hide or show in flight at a crash has ended). With
-    /// `controllers` appearance and a hierarchy, the hierarchy decides again: the appearance mode
-    /// may have changed since.
-    public init(
-        configuration: StatusBarConfiguration, curve: Curve = .linear, restoring record: Record, now: Instant = .zero
-    ) {
+    /// The bar at launch with what `record` keeps put back; the rest of the restoring is the
+    /// caller's.
+    init(configuration: StatusBarConfiguration, curve: Curve, now: Instant, record: Record) {
         self.init(configuration: configuration, curve: curve, now: now)
         style = record.style
         hidden = record.hidden
         animation = record.animation
         hiddenBy = record.hiddenBy
         hierarchy = record.hierarchy
+    }
+
+    /// The bar as a store kept it, at rest (a hide or show in flight at a crash has ended). With
+    /// `controllers` appearance and a hierarchy, the hierarchy decides again: the appearance mode
+    /// may have changed since.
+    public init(
+        configuration: StatusBarConfiguration, curve: Curve = .linear, restoring record: Record, now: Instant = .zero
+    ) {
+        self.init(configuration: configuration, curve: curve, now: now, record: record)
         if configuration.appearance == .controllers, let hierarchy = record.hierarchy {
             let style = hierarchy.style
             let hidden = hierarchy.hidden
