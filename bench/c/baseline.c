@@ -2,7 +2,8 @@
  *
  * Same daemon setup as overlayd (Sources/MicroHTTP/HTTPServer.swift, Sources/CMicroHTTPD/shim.h):
  * MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, a thread pool of
- * --threads (default 2), connection limit 1024, idle timeout 30 s and a per-connection memory pool
+ * --threads (default 2), connection limit --connections (default 1024, overlayd's
+ * limits.connectionLimit), idle timeout 30 s and a per-connection memory pool
  * of --memory bytes (default 8192) (overlayd's defaults: limits.connectionMemoryBytes), bound
  * to 127.0.0.1. It does the least a server with overlayd's HTTP surface can do:
  *
@@ -342,15 +343,17 @@ int main(int argc, char **argv) {
     /* libmicrohttpd clears a connection's pool for every request: the same size as overlayd's,
        or the comparison measures the memset. */
     size_t memory = 8192;
+    unsigned connections = 1024;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--port") == 0 && i + 1 < argc) port = atoi(argv[++i]);
         else if (strncmp(argv[i], "--port=", 7) == 0) port = atoi(argv[i] + 7);
         else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) threads = (unsigned) atoi(argv[++i]);
         else if (strncmp(argv[i], "--threads=", 10) == 0) threads = (unsigned) atoi(argv[i] + 10);
         else if (strcmp(argv[i], "--memory") == 0 && i + 1 < argc) memory = (size_t) atol(argv[++i]);
+        else if (strcmp(argv[i], "--connections") == 0 && i + 1 < argc) connections = (unsigned) atoi(argv[++i]);
         else if (strncmp(argv[i], "--memory=", 9) == 0) memory = (size_t) atol(argv[i] + 9);
         else {
-            fprintf(stderr, "usage: baseline [--port N] [--threads N] [--memory BYTES]\n");
+            fprintf(stderr, "usage: baseline [--port N] [--threads N] [--memory BYTES] [--connections N]\n");
             return 2;
         }
     }
@@ -370,7 +373,7 @@ int main(int argc, char **argv) {
     items[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t) completed, NULL};
     items[n++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, &address};
     if (threads > 1) items[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE, (intptr_t) threads, NULL};
-    items[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, 1024, NULL};
+    items[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, (intptr_t) connections, NULL};
     items[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, 30, NULL};
     if (memory) items[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t) memory, NULL};
     items[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
