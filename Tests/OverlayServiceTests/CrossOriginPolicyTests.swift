@@ -41,6 +41,22 @@ struct CrossOriginPolicyTests {
         }
     }
 
+    /// The byte-level shortcut for the common loopback forms takes exactly those, and never a
+    /// value the general reading refuses.
+    @Test func plainLoopbackShortcut() {
+        for host in ["127.0.0.1", "127.0.0.1:8080", "127.0.0.1:1", "localhost", "localhost:65535", "[::1]", "[::1]:80"]
+        {
+            #expect(CrossOriginPolicy.isPlainLoopback(host), "\(host)")
+            #expect(CrossOriginPolicy.hostName(host).map(CrossOriginPolicy.isLoopback(name:)) == true, "\(host)")
+        }
+        for host in [
+            "127.0.0.1:", "127.0.0.1:123456", ":8080", "localhost.evil.test", "x127.0.0.1", "127.0.0.1x:80",
+            "[::1]x", "::1", "", "LocalHost", " localhost", "127.0.0.1:80:80", "evil.test:8080",
+        ] {
+            #expect(!CrossOriginPolicy.isPlainLoopback(host), "\(host)")
+        }
+    }
+
     /// No Host at all (HTTP/1.0) comes from no browser, and passes.
     @Test func noHost() {
         #expect(Self.policy().refusal(write: true, origin: nil, host: nil) == nil)
