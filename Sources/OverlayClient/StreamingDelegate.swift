@@ -12,6 +12,7 @@ import OverlayClientCore
 ///
 /// The head is taken from the task when its first bytes (or its end) arrive rather than from the
 /// response callback, whose signature differs between Foundations.
+// Safe to share: `readers` is only read and written under `lock`; the rest never changes.
 final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private struct Reader {
         var continuation: AsyncThrowingStream<HTTPStreamPart, any Error>.Continuation

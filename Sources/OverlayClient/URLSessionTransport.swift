@@ -83,6 +83,7 @@ public final class URLSessionTransport: HTTPTransport {
 }
 
 /// A data task that may be cancelled before it is started: then it is cancelled as it starts.
+// Safe to share: `task` and `cancelled` are only read and written under `lock`.
 final class DataTaskHandle: @unchecked Sendable {
     private let lock = NSLock()
     private var task: URLSessionTask?
