@@ -260,6 +260,9 @@ def reconnects(check, context):
     second.post("After the restart", "failed", immediate=True)
     second.advance(1)
     browser.wait_for("return document.getElementById('conn').textContent === 'live'", timeout=8, what="reconnect")
+    # While no server listened, Chromium logs each refused request (the page's stream and its
+    # clock reads) as a console error of its own, whether the page handles it or not.
+    context.expect_console(check, [r"net::ERR_CONNECTION_REFUSED"])
     overlay = expect_drawn(check, context, browser, second, "after-restart")
     check.expect(overlay["label"]["text"] == "After the restart", f"the second server shows {overlay['label']}")
     second.stop()
