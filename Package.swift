@@ -69,23 +69,27 @@ let package = Package(
         .executableTarget(
             name: "RequestDecoderFuzz", dependencies: ["OverlayService", "OverlayEngine", "MicroHTTP", "Platform"],
             path: "Fuzz/RequestDecoderFuzz", swiftSettings: strict),
-        .testTarget(name: "OverlayEngineTests", dependencies: ["OverlayEngine"], swiftSettings: strict),
+        // What the test targets share: loopback sockets, the built executable, files, a seeded
+        // generator.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "OverlayEngineTests", dependencies: ["OverlayEngine", "TestSupport"], swiftSettings: strict),
         // The responder's and the stream's state machines, driven without sockets.
-        .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP"], swiftSettings: strict),
+        .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "TestSupport"], swiftSettings: strict),
         // The client and its commands against the built `overlayd` binary as a child process (and
         // `watch` under tmux), never through the server's modules; the client through both
         // transports.
         .testTarget(
-            name: "OverlayClientTests", dependencies: ["OverlayClient", "OverlayClientCore", "OverlayCommands"],
+            name: "OverlayClientTests",
+            dependencies: ["OverlayClient", "OverlayClientCore", "OverlayCommands", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "OverlayServiceTests",
-            dependencies: ["OverlayService", "OverlayEngine", "MicroHTTP", "Platform"],
+            dependencies: ["OverlayService", "OverlayEngine", "MicroHTTP", "Platform", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "OverlayPublisherTests",
-            dependencies: ["OverlayPublisher", "OverlayService", "OverlayEngine", "Platform"],
+            dependencies: ["OverlayPublisher", "OverlayService", "OverlayEngine", "Platform", "TestSupport"],
             swiftSettings: strict
         ),
     ],

@@ -1,5 +1,6 @@
 import Foundation
 import OverlayClient
+import TestSupport
 import Testing
 
 /// Every call of `OverlayClient` against a real manual-clock overlayd, with what it answers and

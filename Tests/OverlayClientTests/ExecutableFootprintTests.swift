@@ -1,5 +1,6 @@
 import Foundation
 import OverlayClient
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -27,7 +28,7 @@ struct ExecutableFootprintTests {
     /// `ldd` of the binary names none of them.
     @Test(.enabled(if: access("/usr/bin/ldd", X_OK) == 0, "no ldd"))
     func linksNone() async throws {
-        let run = try await CommandRun.run([try ServerProcess.binary()], shell: "/usr/bin/ldd")
+        let run = try await CommandRun.run([try OverlaydExecutable.path()], shell: "/usr/bin/ldd")
         #expect(run.status == 0, "\(run.errors)")
         #expect(run.output.contains("libmicrohttpd"))
         for library in Self.absent { #expect(!run.output.contains(library), "\(run.output)") }
@@ -72,7 +73,7 @@ struct ExecutableFootprintTests {
         let directory = try TemporaryDirectory()
         let output = directory.path + "/output"
         let pid = try Spawn.start(
-            try ServerProcess.binary(), ["watch", "--url", server.url.absoluteString],
+            try OverlaydExecutable.path(), ["watch", "--url", server.url.absoluteString],
             environment: ["PATH": "/usr/bin:/bin"], output: output)
         Children.started(pid)
         defer {

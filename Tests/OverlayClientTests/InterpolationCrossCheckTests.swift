@@ -1,5 +1,6 @@
 import Foundation
 import OverlayClient
+import TestSupport
 import Testing
 
 /// `Overlay.at(_:)` against the server itself: the snapshot taken as an animation starts,

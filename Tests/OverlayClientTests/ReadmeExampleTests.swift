@@ -1,5 +1,6 @@
 import Foundation
 import OverlayClient
+import TestSupport
 import Testing
 
 /// The README's "From Swift" example, line for line but for the server's address, which a test
@@ -71,7 +72,7 @@ struct ReadmeTerminalTests {
         #expect(lines.count == 5)
 
         let server = try await ServerProcess.start(["--clock", "manual", "--ephemeral"])
-        let directory = URL(fileURLWithPath: try ServerProcess.binary()).deletingLastPathComponent().path
+        let directory = URL(fileURLWithPath: try OverlaydExecutable.path()).deletingLastPathComponent().path
         for line in lines {
             var command = line.components(separatedBy: "  #").first!.trimmingCharacters(in: .whitespaces)
             command = command.replacingOccurrences(of: "OVERLAYD_TOKEN=…", with: "OVERLAYD_TOKEN=any-token")

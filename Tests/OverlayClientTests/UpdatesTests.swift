@@ -1,5 +1,6 @@
 import Foundation
 import OverlayClient
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import OverlayEngine
@@ -184,22 +185,5 @@ struct IndexTests {
         #expect(engine.queue.map(\.id) == [3, 5])
         #expect(engine.queue.first?.id == 3)
         #expect(engine.queue.last?.id == 5)
-    }
-}
-
-/// SplitMix64: a small deterministic generator, so that a failing run can be replayed by seed.
-struct SplitMix: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }

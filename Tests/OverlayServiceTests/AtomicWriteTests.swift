@@ -1,5 +1,6 @@
 import OverlayEngine
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import MicroHTTP

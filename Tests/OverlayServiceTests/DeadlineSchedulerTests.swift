@@ -1,5 +1,6 @@
 import Platform
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import OverlayService
@@ -98,7 +99,7 @@ struct DeadlineSchedulerTests {
     @Test func staleEntriesStayBounded() {
         var queue = DeadlineQueue<TimerKey, Int>()
         var expected: [TimerKey: Int64] = [:]
-        var generator = SeededGenerator(seed: 7)
+        var generator = SplitMix(seed: 7)
         for step in 0..<10_000 {
             let key: TimerKey = .engine(channel: Int.random(in: 0..<5, using: &generator))
             let deadline = Int64.random(in: 0..<1_000_000, using: &generator)
@@ -121,7 +122,7 @@ struct DeadlineSchedulerTests {
     @Test func agreesWithAListModel() {
         var queue = DeadlineQueue<TimerKey, Int64>()
         var model: [TimerKey: Int64] = [:]
-        var generator = SeededGenerator(seed: 42)
+        var generator = SplitMix(seed: 42)
         var now: Int64 = 0
         for _ in 0..<5_000 {
             let key: TimerKey =
@@ -177,22 +178,5 @@ struct DeadlineSchedulerTests {
         scheduler.schedule(.heartbeat, at: MonotonicClock.nanoseconds(), action: record("after stop"))
         usleep(20_000)
         #expect(fired.withLock { $0.count } == 3)
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so that a failing sequence can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }

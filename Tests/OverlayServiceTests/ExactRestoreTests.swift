@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import OverlayEngine
@@ -43,7 +44,7 @@ struct ExactRestoreTests {
     /// /statusbar` (style, hidden, animation, any of them), with `controllers` mostly a
     /// hierarchy; now and then the other mode's request, which is refused and stores nothing.
     static func statusBarEvent(
-        _ engine: inout OverlayEngine, at time: Instant, using generator: inout SeededGenerator
+        _ engine: inout OverlayEngine, at time: Instant, using generator: inout SplitMix
     ) -> Changes {
         let controllers = engine.configuration.statusBar.appearance == .controllers
         if controllers == (Int.random(in: 0..<8, using: &generator) != 0) {
@@ -60,7 +61,7 @@ struct ExactRestoreTests {
     /// One to four controllers: each forwards style or hidden only to a later one and presents
     /// at most one later one nobody else presents, so the hierarchy is always valid, and it hides
     /// the bar, restyles it and picks its animation at random.
-    static func randomHierarchy(using generator: inout SeededGenerator) -> ControllerHierarchy {
+    static func randomHierarchy(using generator: inout SplitMix) -> ControllerHierarchy {
         let count = Int.random(in: 1...4, using: &generator)
         var presented: Set<Int> = []
         var controllers: [ControllerHierarchy.Controller] = []
@@ -94,7 +95,7 @@ struct ExactRestoreTests {
     /// message back to the queue and draw it away beside the bar.
     @Test(arguments: [1, 2, 3, 4] as [UInt64], [StatusBarAppearance.application, .controllers])
     func storeHoldsTheWholeEngine(seed: UInt64, appearance: StatusBarAppearance) throws {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix(seed: seed)
         var configuration = EngineConfiguration()
         configuration.historySize = Int.random(in: 0...4, using: &generator)
         configuration.maxQueue = 20

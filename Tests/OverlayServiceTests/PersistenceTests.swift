@@ -1,4 +1,5 @@
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import MicroHTTP
@@ -503,7 +504,7 @@ struct StorageFailureTests {
         let script = #"trap "" XFSZ; ulimit -f 200; exec "$0" "$@""#
         let child = try ProcessTests.Child(
             [
-                "-c", script, try ProcessTests.binary(), "--port", "0", "--clock", "manual", "--data-dir",
+                "-c", script, try OverlaydExecutable.path(), "--port", "0", "--clock", "manual", "--data-dir",
                 directory.path, "--config", configuration.path,
             ], executable: "/bin/sh")
         let port = try #require(child.listeningPort(), "stderr: \(child.errorText)")
@@ -637,7 +638,7 @@ struct DataDirectoryTests {
             for name in ["", "/overlayd.sqlite", "/overlayd.sqlite-wal", "/overlayd.lock"] {
                 chown(directory.path + name, nobody, gid_t(nobody))
             }
-            launcher = ["--reuid=65534", "--regid=65534", "--clear-groups", try ProcessTests.binary()]
+            launcher = ["--reuid=65534", "--regid=65534", "--clear-groups", try OverlaydExecutable.path()]
             // The executable must be reachable for nobody too.
             let probe = try ProcessTests.Child(launcher + ["--version"], executable: "/usr/bin/setpriv")
             guard probe.exitStatus(within: 10) == 0 else {

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import OverlayService
@@ -13,28 +14,6 @@ import Testing
 /// it is looked for.
 @Suite("overlayd process")
 struct ProcessTests {
-    /// The built executable: `OVERLAYD_BINARY`, else next to the test bundle, else `.build/debug`.
-    static func binary() throws -> String {
-        var candidates: [String] = []
-        if let path = getenv("OVERLAYD_BINARY") { candidates.append(String(cString: path)) }
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        if length > 0 {
-            let executable = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            var parts = executable.split(separator: "/", omittingEmptySubsequences: false)
-            parts.removeLast()
-            candidates.append((parts + ["overlayd"]).joined(separator: "/"))
-        }
-        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(3)
-        candidates.append((parts + [".build", "debug", "overlayd"]).joined(separator: "/"))
-        guard let found = candidates.first(where: { access($0, X_OK) == 0 }) else {
-            throw TestClientError(
-                description: "overlayd is not built (run `swift build` before `swift test`); looked at \(candidates)")
-        }
-        return found
-    }
-
     /// A running child with its stdout and stderr on pipes.
     final class Child {
         let pid: pid_t
@@ -46,7 +25,7 @@ struct ProcessTests {
 
         /// Runs overlayd, or `executable` (a shell that sets limits and runs overlayd, say).
         init(_ arguments: [String], environment: [String: String] = [:], executable: String? = nil) throws {
-            let path = try executable ?? ProcessTests.binary()
+            let path = try executable ?? OverlaydExecutable.path()
             var outPipe: [Int32] = [0, 0]
             var errPipe: [Int32] = [0, 0]
             guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw TestClientError(description: "pipe failed") }
@@ -235,7 +214,7 @@ struct ProcessTests {
         #expect(child.errorText.contains("access method=POST path=/messages status=202 bytes="))
         #expect(child.errorText.contains("access method=GET path=/overlay status=200"))
         // Nothing listens any more.
-        #expect(throws: TestClientError.self) { try TestClient.connect(port: port) }
+        #expect(throws: TestSupportError.self) { try TestClient.connect(port: port) }
     }
 
     /// A request in flight when SIGTERM arrives is finished before the process exits 0.

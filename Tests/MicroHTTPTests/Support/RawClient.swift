@@ -1,10 +1,8 @@
+import TestSupport
+
 #if canImport(Glibc)
     import Glibc
 #endif
-
-struct RawClientError: Error, CustomStringConvertible {
-    var description: String
-}
 
 /// A socket on loopback that sends bytes exactly as given: for requests no HTTP library would
 /// write.
@@ -12,23 +10,7 @@ final class RawClient {
     let socket: Int32
 
     init(port: Int, timeoutSeconds: Int = 5) throws {
-        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw RawClientError(description: "socket failed: errno \(errno)") }
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            close(socket)
-            throw RawClientError(description: "connect to \(port) failed: errno \(errno)")
-        }
+        socket = try Loopback.connect(port: port, receiveTimeout: timeoutSeconds, sendTimeout: nil)
     }
 
     deinit {
@@ -36,15 +18,7 @@ final class RawClient {
     }
 
     func send(_ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes.withUnsafeBytes {
-                Glibc.send(socket, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
-            }
-            if sent < 0 && errno == EINTR { continue }
-            guard sent > 0 else { throw RawClientError(description: "send failed: errno \(errno)") }
-            offset += sent
-        }
+        try Loopback.write(socket, bytes)
     }
 
     func send(_ text: String) throws {

@@ -1,5 +1,6 @@
 import Foundation
 import OverlayClient
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -16,7 +17,7 @@ struct WatchCommandTests {
     /// The shell traps SIGINT so that it outlives watch's Ctrl-C and prints the status, then keeps
     /// the pane alive (a dead pane's screen is not what the program left) until tmux is killed.
     static func command(_ url: URL, environment: String) throws -> String {
-        let binary = try ServerProcess.binary()
+        let binary = try OverlaydExecutable.path()
         return "env \(environment) sh -c 'trap true INT; echo the shell screen; '"
             + "'\(binary) watch --url \(url.absoluteString); echo watch exited $?; exec sleep 30'"
     }
@@ -130,7 +131,7 @@ struct WatchLinesTests {
         let server = try await ServerProcess.start(["--clock", "manual", "--ephemeral"])
         let directory = try TemporaryDirectory()
         let pid = try Spawn.start(
-            try ServerProcess.binary(), ["watch", "--url", server.url.absoluteString],
+            try OverlaydExecutable.path(), ["watch", "--url", server.url.absoluteString],
             environment: ["PATH": "/usr/bin:/bin"], output: directory.path + "/stdout")
         Children.started(pid)
         defer {

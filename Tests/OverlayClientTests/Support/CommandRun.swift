@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -26,7 +27,7 @@ struct CommandRun {
         let directory = try TemporaryDirectory()
         let stdin = try directory.write("stdin", input)
         let pid = try Spawn.start(
-            try shell ?? ServerProcess.binary(), arguments,
+            try shell ?? OverlaydExecutable.path(), arguments,
             environment: ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }, input: stdin,
             output: directory.path + "/stdout", errors: directory.path + "/stderr")
         Children.started(pid)

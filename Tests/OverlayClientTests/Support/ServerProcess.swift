@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -28,7 +29,7 @@ final class ServerProcess: @unchecked Sendable {
     init(_ arguments: [String], port: Int = 0, environment: [String: String] = [:], subcommand: [String] = []) throws {
         directory = try TemporaryDirectory()
         pid = try Spawn.start(
-            try Self.binary(), subcommand + ["--port", String(port), "--access-log=false"] + arguments,
+            try OverlaydExecutable.path(), subcommand + ["--port", String(port), "--access-log=false"] + arguments,
             environment: ["PATH": "/usr/bin:/bin"].merging(environment) { $1 },
             errors: directory.path + "/stderr")
         Children.started(pid)
@@ -72,21 +73,6 @@ final class ServerProcess: @unchecked Sendable {
         kill(pid, signal)
         _ = try? await offPool { [pid] in Spawn.exitStatus(pid, within: 10) }
     }
-
-    /// The built executable: `OVERLAYD_BINARY`, else next to the test bundle, else `.build/debug`.
-    static func binary() throws -> String {
-        var candidates: [String] = []
-        if let path = ProcessInfo.processInfo.environment["OVERLAYD_BINARY"] { candidates.append(path) }
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        candidates.append(executable.deletingLastPathComponent().appendingPathComponent("overlayd").path)
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        candidates.append(root.appendingPathComponent(".build/debug/overlayd").path)
-        guard let found = candidates.first(where: { access($0, X_OK) == 0 }) else {
-            throw TestFailure(description: "overlayd is not built (run `swift build` first); looked at \(candidates)")
-        }
-        return found
-    }
 }
 
 /// Every child still running, killed when the test process exits, so that a test that ends
@@ -109,27 +95,6 @@ enum Children {
 
     static func ended(_ pid: pid_t) {
         lock.withLock { _ = running.remove(pid) }
-    }
-}
-
-/// A fresh temporary directory, removed with its contents when released.
-final class TemporaryDirectory: Sendable {
-    let path: String
-
-    init() throws {
-        path = NSTemporaryDirectory() + "overlayd-client-test-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-
-    /// Writes `text` to `name` in this directory and answers its path.
-    func write(_ name: String, _ text: String) throws -> String {
-        let file = path + "/" + name
-        try Data(text.utf8).write(to: URL(fileURLWithPath: file))
-        return file
     }
 }
 

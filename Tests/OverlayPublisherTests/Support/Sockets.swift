@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -13,23 +14,7 @@ struct SupportError: Error, CustomStringConvertible {
 /// Loopback sockets for the test clients and the capturing endpoint.
 enum Sockets {
     static func connect(port: Int, timeoutSeconds: Int = 10) throws -> Int32 {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw SupportError("socket failed: errno \(errno)") }
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = loopback(port: port)
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard result == 0 else {
-            let code = errno
-            close(socket)
-            throw SupportError("connect to port \(port) failed: errno \(code)")
-        }
-        return socket
+        try Loopback.connect(port: port, receiveTimeout: timeoutSeconds, sendTimeout: timeoutSeconds)
     }
 
     /// A socket listening on a free loopback port, and the port.
@@ -64,23 +49,11 @@ enum Sockets {
     }
 
     static func loopback(port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return address
+        Loopback.address(port: port)
     }
 
     static func write(_ socket: Int32, _ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes.withUnsafeBytes {
-                send(socket, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
-            }
-            if sent < 0 && errno == EINTR { continue }
-            guard sent > 0 else { throw SupportError("send failed: errno \(errno)") }
-            offset += sent
-        }
+        try Loopback.write(socket, bytes)
     }
 
     /// Waits up to `milliseconds` for bytes and reads what is there: nil on timeout, [] on close.

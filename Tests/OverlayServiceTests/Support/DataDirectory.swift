@@ -1,4 +1,5 @@
 import Synchronization
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -8,47 +9,9 @@ import Testing
 // Helpers of the durability tests: temporary data directories, files, and overlayd processes on
 // a data directory.
 
-/// A fresh directory from `mkdtemp`, removed with everything in it when released.
-final class TemporaryDirectory: Sendable {
-    let path: String
-
-    /// A new directory in `parent` (the system's temporary directory unless given).
-    init(in parent: String = "/tmp") throws {
-        var template = Array("\(parent)/overlayd-test-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        guard made != nil else { throw TestClientError(description: "mkdtemp failed: errno \(errno)") }
-        path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    deinit {
-        TemporaryDirectory.remove(path)
-    }
-
+extension TemporaryDirectory {
     /// The store's file in this directory.
     var database: String { path + "/overlayd.sqlite" }
-
-    /// `rm -rf`, restoring permissions on the way so that a chmod 000 test leaves nothing behind.
-    static func remove(_ path: String) {
-        var status = stat()
-        guard lstat(path, &status) == 0 else { return }
-        if (status.st_mode & S_IFMT) == S_IFDIR {
-            chmod(path, 0o700)
-            if let directory = opendir(path) {
-                var names: [String] = []
-                while let entry = readdir(directory) {
-                    let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-                    }
-                    if name != "." && name != ".." { names.append(name) }
-                }
-                closedir(directory)
-                for name in names { remove(path + "/" + name) }
-            }
-            rmdir(path)
-        } else {
-            unlink(path)
-        }
-    }
 }
 
 enum Files {

@@ -1,3 +1,5 @@
+import TestSupport
+
 @testable import OverlayService
 
 #if canImport(Glibc)
@@ -66,27 +68,8 @@ final class StreamClient: @unchecked Sendable {
         port: Int, method: String = "GET", path: String, headers: [(String, String)] = [],
         keepAlive: Bool = true, receiveBufferBytes: Int? = nil
     ) throws {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw TestClientError(description: "socket failed: errno \(errno)") }
-        if var size = receiveBufferBytes.map(Int32.init) {
-            setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard result == 0 else {
-            let code = errno
-            Glibc.close(socket)
-            throw TestClientError(description: "connect to port \(port) failed: errno \(code)")
-        }
+        let socket = try Loopback.connect(
+            port: port, receiveTimeout: nil, sendTimeout: 10, receiveBufferBytes: receiveBufferBytes)
         self.socket = socket
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
         head += "Connection: \(keepAlive ? "keep-alive" : "close")\r\n"

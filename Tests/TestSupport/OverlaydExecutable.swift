@@ -1,0 +1,31 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The built `overlayd` executable that the process tests start.
+public enum OverlaydExecutable {
+    /// `OVERLAYD_BINARY`, else the one beside the test bundle, else `.build/debug/overlayd` of
+    /// this checkout. A test target cannot depend on an executable's product, so the test command
+    /// builds it first (`swift build && swift test`).
+    public static func path() throws -> String {
+        var candidates: [String] = []
+        if let path = getenv("OVERLAYD_BINARY") { candidates.append(String(cString: path)) }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        if length > 0 {
+            let executable = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            var parts = executable.split(separator: "/", omittingEmptySubsequences: false)
+            parts.removeLast()
+            candidates.append((parts + ["overlayd"]).joined(separator: "/"))
+        }
+        // This file is Tests/TestSupport/OverlaydExecutable.swift: three components up is the root.
+        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)
+        candidates.append((parts + [".build", "debug", "overlayd"]).joined(separator: "/"))
+        guard let found = candidates.first(where: { access($0, X_OK) == 0 }) else {
+            throw TestSupportError(
+                "overlayd is not built (run `swift build` before `swift test`); looked at \(candidates)")
+        }
+        return found
+    }
+}
