@@ -240,6 +240,8 @@ package struct RequestFields {
     }
 
     /// `true`/`false` in JSON; in a query also `1`/`0`/`yes`/`no`, and a bare `?immediate` is true.
+    /// An empty value (`?immediate=`, a form's `immediate=`) is refused: it reads as "unset" to
+    /// some senders and as "present" to others, so either guess would be wrong for someone.
     package func bool(_ name: String) throws(APIError) -> Bool? {
         switch value(name) {
         case nil: return nil
@@ -247,7 +249,10 @@ package struct RequestFields {
         case .query(nil): return true
         case .query(let text?), .text(let text):
             switch text.trimmingSpaces().lowercased() {
-            case "", "true", "1", "yes", "on": return true
+            case "":
+                throw .badRequest(
+                    "\(name) must be true or false, not an empty value (a bare ?\(name) is true)", field: name)
+            case "true", "1", "yes", "on": return true
             case "false", "0", "no", "off": return false
             default: throw .badRequest("\(name) must be true or false, not \"\(text)\"", field: name)
             }

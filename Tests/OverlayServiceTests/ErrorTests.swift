@@ -160,6 +160,10 @@ struct ErrorTests {
         BadRequest("POST", "/messages?duration=1e999", "text/plain", body: "a", 400, "bad_request", field: "duration"),
         BadRequest(
             "POST", "/messages?immediate=maybe", "text/plain", body: "a", 400, "bad_request", field: "immediate"),
+        BadRequest("POST", "/messages?immediate=", "text/plain", body: "a", 400, "bad_request", field: "immediate"),
+        BadRequest(
+            "POST", "/messages", "application/x-www-form-urlencoded", body: "text=a&immediate=", 400, "bad_request",
+            field: "immediate"),
         // Many names (looked up in a table rather than a line): the first unknown one in alphabetical
         // order is named; a name given twice is found among them.
         BadRequest(

@@ -118,6 +118,8 @@ struct StatusBarAPITests {
         ("/statusbar", #"{"style": "purple"}"#, 422, "style"),
         ("/statusbar", #"{"animation": "spin"}"#, 422, "animation"),
         ("/statusbar?hidden=maybe", nil, 400, "hidden"),
+        ("/statusbar?hidden=", nil, 400, "hidden"),
+        ("/statusbar?style=lightContent&hidden=", #"{"animation": "fade"}"#, 400, "hidden"),
         ("/statusbar", #"{"colour": "red"}"#, 400, "colour"),
         ("/statusbar?hidden=true", #"{"hidden": true}"#, 400, "hidden"),
         ("/statusbar", #"{}"#, 422, nil),
