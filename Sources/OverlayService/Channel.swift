@@ -46,6 +46,9 @@ final class Channel: Sendable {
         var lastSequence: UInt64?
         /// The current version's overlay JSON, cut for reads to fill in (see `OverlayTemplate`).
         var template: OverlayTemplate?
+        /// The last `GET /overlay` answer, built once in libmicrohttpd and sent again to reads of
+        /// the same version at the same moment (see `ServiceClock.sharesReading`).
+        var sharedRead: SharedRead?
         /// Let go by the registry (a channel only readers made, whose readers all left): no
         /// reader may join it any more; one that tries asks the registry again.
         var retired = false
@@ -161,7 +164,8 @@ final class Channel: Sendable {
         // (no advance, no records, no waiters to wake) and the version's template is filled in.
         enum Read {
             case unchanged(OverlayTemplate?)
-            case overlay(OverlayTemplate, MovingValues)
+            case shared(HTTPResponse)
+            case overlay(OverlayTemplate, MovingValues, at: Instant)
             /// A deadline has passed: the read goes the full way, which reaches it.
             case deadlinePassed
         }
@@ -171,16 +175,32 @@ final class Channel: Sendable {
             if state.engine.version == unlessVersion {
                 return .unchanged(state.template?.version == unlessVersion ? state.template : nil)
             }
+            if let shared = state.sharedRead, shared.version == state.engine.version,
+                clock.sharesReading(shared.at, with: now)
+            {
+                return .shared(shared.response)
+            }
             if state.template?.version != state.engine.version {
                 state.template = encoder.template(state.engine.overlay(at: now))
             }
-            return .overlay(state.template!, state.engine.movingValues(at: now))
+            return .overlay(state.template!, state.engine.movingValues(at: now), at: now)
         }
         switch read {
         case .unchanged(let template):
             return template?.notModified ?? encoder.notModified(version: unlessVersion ?? 0)
-        case .overlay(let template, let values):
-            return encoder.response(values, template)
+        case .shared(let response):
+            return response
+        case .overlay(let template, let values, let now):
+            // Filled in outside the lock; kept unless a newer answer got there first.
+            var response = encoder.response(values, template)
+            response.prepare()
+            let shared = SharedRead(version: template.version, at: now, response: response)
+            state.withLock { state in
+                guard state.engine.version == shared.version else { return }
+                if let kept = state.sharedRead, kept.version == shared.version, kept.at >= shared.at { return }
+                state.sharedRead = shared
+            }
+            return response
         case .deadlinePassed:
             let overlay = access { state, now in (state.engine.overlay(at: now), Changes()) }.value
             return overlay.version == unlessVersion
@@ -316,6 +336,8 @@ final class Channel: Sendable {
             effects.sequence = state.lastSequence
         }
         var waitersChanged = state.waiters.count != waitersBefore
+        // Waiters only join in the body; any that left make the earliest deadline a full scan.
+        var waitersLeft = state.waiters.count < waitersBefore
         if state.engine.version != before
             && (publisher != nil || !state.subscribers.isEmpty || !state.waiters.isEmpty)
         {
@@ -325,6 +347,7 @@ final class Channel: Sendable {
                 effects.answered = state.waiters
                 state.waiters = []
                 waitersChanged = true
+                waitersLeft = true
             }
         }
         // Waiters are only scanned once the earliest of them is due, not on every access.
@@ -334,13 +357,25 @@ final class Channel: Sendable {
             effects.expiredVersion = state.engine.version
             state.waiters.removeAll { $0.deadline <= monotonicNow }
             waitersChanged = true
+            waitersLeft = true
         }
         // Deadlines go to the scheduler under the lock, in the order they are worked out. Handed
         // over after it, two accesses on two threads could hand them over the other way round,
         // and the scheduler would keep the older one: a 0.3 s wait parked beside a 30 s one
         // went unanswered that way. The scheduler never calls back under its own lock.
         if waitersChanged {
-            let nextWaiter = state.waiters.map(\.deadline).min()
+            // A join compares its deadline with the earliest so far: parking 10,000 long-polls
+            // costs 10,000 steps, not 50 million (a scan per join was quadratic).
+            let nextWaiter: Int64?
+            if waitersLeft {
+                nextWaiter = state.waiters.lazy.map(\.deadline).min()
+            } else {
+                let joined = state.waiters[waitersBefore...].lazy.map(\.deadline).min()
+                switch (state.waitersScheduled, joined) {
+                case (let earliest?, let newcomer?): nextWaiter = min(earliest, newcomer)
+                case (let earliest, let newcomer): nextWaiter = earliest ?? newcomer
+                }
+            }
             if nextWaiter != state.waitersScheduled {
                 state.waitersScheduled = nextWaiter
                 scheduleWaiters(at: nextWaiter)
@@ -373,7 +408,10 @@ final class Channel: Sendable {
         if let overlay = effects.changed {
             publisher?.offer(channel: name, version: overlay.version, payload: overlay)
             if !effects.answered.isEmpty {
-                let response = encoder.response(overlay)
+                // Built once in libmicrohttpd for every waiter: thousands of long-polls cost one
+                // response, not one each.
+                var response = encoder.response(overlay)
+                response.prepare()
                 for waiter in effects.answered { waiter.responder.respond(response) }
             }
             if !effects.subscribers.isEmpty {
@@ -384,7 +422,8 @@ final class Channel: Sendable {
             }
         }
         if !effects.expired.isEmpty {
-            let response = encoder.notModified(version: effects.expiredVersion)
+            var response = encoder.notModified(version: effects.expiredVersion)
+            response.prepare()
             for waiter in effects.expired { waiter.responder.respond(response) }
         }
     }
@@ -395,4 +434,12 @@ final class Channel: Sendable {
         state.withLock { $0.scheduled = nil }
         advanceToNow()
     }
+}
+
+/// A `GET /overlay` answer kept for the reads that follow it: its version and the instant its
+/// moving values were computed at.
+private struct SharedRead {
+    let version: UInt64
+    let at: Instant
+    let response: HTTPResponse
 }

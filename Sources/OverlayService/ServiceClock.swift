@@ -24,6 +24,20 @@ final class ServiceClock: Sendable {
         }
     }
 
+    /// How long a `GET /overlay` answer may be sent again unchanged with the real clock: its
+    /// `now` is then at most this much older than the request. nginx's cached time, one reading
+    /// per pass of its event loop, is the same trade; one millisecond is a sixteenth of a frame.
+    static let sharedReadWindow = Interval(nanoseconds: 1_000_000)
+
+    /// Whether an answer computed at `earlier` may stand for a read at `later` of the same
+    /// version. With the manual clock only the same instant does: every number stays exact.
+    func sharesReading(_ earlier: Instant, with later: Instant) -> Bool {
+        switch mode {
+        case .real: later >= earlier && later.nanoseconds - earlier.nanoseconds < Self.sharedReadWindow.nanoseconds
+        case .manual: later == earlier
+        }
+    }
+
     /// Moves the manual clock to `target(now)`; returns the new time, or nil if `target` refused.
     func moveManual(_ target: (Instant) -> Instant?) -> Instant? {
         manualWriter.withLock { _ in

@@ -41,6 +41,33 @@ struct OverlayAPITests {
         #expect(response.json == expected)
     }
 
+    /// Reads of one version at one instant share an answer; a new instant or a new version gets
+    /// its own, so sharing never shows a stale overlay with the manual clock.
+    @Test func sharedAnswersFollowTheClockAndTheVersion() throws {
+        let live = try LiveServer()
+        #expect(try live.request("POST", "/messages", body: "first").status == 202)
+        try live.advance(0.1)
+        let first = try live.get("/overlay")
+        let again = try live.get("/overlay")
+        #expect(first.json["phase"]?.string == "showing")
+        #expect(again.body == first.body)
+        #expect(again.header("ETag") == first.header("ETag"))
+
+        // One nanosecond on: a new answer, and the slide has moved.
+        try live.advance(0.000_000_001)
+        let later = try live.overlay()
+        #expect(later["now"]?.number == 0.100_000_001)
+        #expect(later["version"] == first.json["version"])
+        #expect(later["contentOffset"]?.number != first.json["contentOffset"]?.number)
+
+        // A write at the same instant: the next read shows it, not the shared answer.
+        #expect(try live.request("POST", "/messages", body: "second").status == 202)
+        let written = try live.overlay()
+        #expect(written["queued"]?.int == 1)
+        #expect(written["version"]?.int == (later["version"]?.int ?? 0) + 1)
+        #expect(written["now"]?.number == 0.100_000_001)
+    }
+
     /// A shown progress message carries its progress bar; numbers are exact.
     @Test func overlayWithProgressBar() throws {
         let live = try LiveServer()

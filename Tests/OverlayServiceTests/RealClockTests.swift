@@ -55,6 +55,39 @@ struct RealClockTests {
         #expect(abs(shownAt - postedAt - 0.05) < 1e-9)
     }
 
+    /// An answer is shared with the reads that follow it for at most a millisecond: a read's
+    /// `now` is never more than that before a clock reading taken just before the request.
+    @Test func sharedAnswersAreAtMostAMillisecondOld() throws {
+        let live = try LiveServer(clock: .real)
+        #expect(ServiceClock.sharedReadWindow == .seconds(0.001))
+        var nows: Set<Double> = []
+        for round in 0..<200 {
+            let clock = try #require(live.get("/clock").json["now"]?.number)
+            let overlay = try live.overlay()
+            let now = try #require(overlay["now"]?.number)
+            #expect(now > clock - 0.001, "round \(round): now \(now), the clock read before it \(clock)")
+            nows.insert(now)
+            usleep(UInt32(round % 3) * 700)
+        }
+        // Reads 1.4 ms apart cannot share: many answers were fresh.
+        #expect(nows.count >= 60)
+    }
+
+    /// The rule itself: the real clock shares for less than the window and never backwards; the
+    /// manual clock only at the same instant.
+    @Test func sharingRule() {
+        let start = Instant(nanoseconds: 5_000_000)
+        let real = ServiceClock(mode: .real)
+        #expect(real.sharesReading(start, with: start))
+        #expect(real.sharesReading(start, with: Instant(nanoseconds: 5_999_999)))
+        #expect(!real.sharesReading(start, with: Instant(nanoseconds: 6_000_000)))
+        #expect(!real.sharesReading(start, with: Instant(nanoseconds: 4_999_999)))
+        let manual = ServiceClock(mode: .manual)
+        #expect(manual.sharesReading(start, with: start))
+        #expect(!manual.sharesReading(start, with: Instant(nanoseconds: 5_000_001)))
+        #expect(!manual.sharesReading(start, with: Instant(nanoseconds: 4_999_999)))
+    }
+
     /// A queued message replaces the shown one on its own when its time ends.
     @Test func queueAdvancesOnItsOwn() throws {
         let live = try LiveServer(clock: .real) {

@@ -39,6 +39,18 @@ struct RouteTests {
     }
 
     /// Content types are matched without regard to case or parameters; `+json` types are JSON.
+    /// Trimming takes spaces, tabs, CR, LF and CR LF from both ends, and nothing else: not a space
+    /// that a combining mark makes part of a letter, not Unicode's other white space.
+    @Test(arguments: [
+        ("25", "25"), ("", ""), ("  ", ""), ("\r\n", ""), ("\t x \n", "x"), ("\r\n0.5\r\n", "0.5"),
+        (" a b ", "a b"), ("\u{301}a ", "\u{301}a"), (" \u{301}a", " \u{301}a"), ("\u{85}a\u{A0}", "\u{85}a\u{A0}"),
+        ("é ", "é"), ("\r", ""), ("\n\r", ""),
+    ])
+    func trimming(text: String, trimmed: String) {
+        #expect(text.trimmingSpaces() == trimmed)
+        #expect(text[...].trimmingSpaces() == trimmed)
+    }
+
     @Test(arguments: [
         "application/json", "Application/JSON; charset=UTF-8", " application/json ; charset=utf-8",
         "application/merge-patch+json", "APPLICATION/X-WWW-FORM-URLENCODED",
