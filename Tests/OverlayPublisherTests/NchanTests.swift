@@ -185,9 +185,20 @@ struct NchanTests {
         let versions = events.compactMap(\.version)
         #expect(zip(versions, versions.dropFirst()).allSatisfy { $0 < $1 })
         #expect(versions.allSatisfy { $0 > 2 })
-        // And on from there, every version again.
+        // And on from there, every version again, unless a publish failed once more while the
+        // new Redis settled (nchan answers 5xx until its connection is back): then the versions
+        // written meanwhile give way to the newest, as they do while nchan is down.
+        let failedBefore = try live.metric("overlayd_publish_failed_total") ?? 0
         _ = try write(live, "redis", 3, from: 9)
-        #expect(reader.events { $0.version == current + 3 }.map(\.version) == [current + 1, current + 2, current + 3])
+        let after = reader.events { $0.version == current + 3 }.compactMap(\.version)
+        let failedAfter = try live.metric("overlayd_publish_failed_total") ?? 0
+        if failedAfter == failedBefore {
+            #expect(after == [current + 1, current + 2, current + 3])
+        } else {
+            #expect(after.last == current + 3)
+            #expect(zip(after, after.dropFirst()).allSatisfy { $0 < $1 })
+            #expect(after.allSatisfy { $0 > current })
+        }
     }
 }
 
