@@ -262,9 +262,8 @@ public final class HTTPServer: Sendable {
     /// requests need one or two headers, and only writes need the address), which is only possible
     /// while the handler runs: `lookup` is closed when it returns.
     func makeRequest(_ responder: HTTPResponder, _ connection: OpaquePointer) -> HTTPRequest {
-        let query =
-            MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, nil, nil) == 0
-            ? [] : values(connection, .GET_ARGUMENT_KIND).map { QueryItem(name: $0.0, value: $0.1) }
+        let count = Int(MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, nil, nil))
+        let query = count == 0 ? [] : queryItems(connection, count: count)
         return HTTPRequest(
             method: responder.method, path: responder.path, query: query, body: responder.body,
             bodyTooLarge: responder.bodyTooLarge, lookup: responder)
@@ -274,21 +273,22 @@ public final class HTTPServer: Sendable {
         withCString(name) { MHD_lookup_connection_value(connection, .HEADER_KIND, $0) }.map { String(cString: $0) }
     }
 
-    private func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [(String, String?)] {
-        final class Collector {
-            var items: [(String, String?)] = []
-        }
-        let collector = Collector()
-        _ = withExtendedLifetime(collector) {
-            MHD_get_connection_values(
-                connection, kind,
+    /// The query's `count` items, in order, collected straight into their array.
+    private func queryItems(_ connection: OpaquePointer, count: Int) -> [QueryItem] {
+        var items: [QueryItem] = []
+        items.reserveCapacity(count)
+        withUnsafeMutablePointer(to: &items) { pointer in
+            _ = MHD_get_connection_values(
+                connection, .GET_ARGUMENT_KIND,
                 { context, _, key, value in
-                    let collector = Unmanaged<Collector>.fromOpaque(context!).takeUnretainedValue()
-                    collector.items.append((key.map { String(cString: $0) } ?? "", value.map { String(cString: $0) }))
+                    let items = context!.assumingMemoryBound(to: [QueryItem].self)
+                    items.pointee.append(
+                        QueryItem(name: key.map { String(cString: $0) } ?? "", value: value.map { String(cString: $0) })
+                    )
                     return .YES
-                }, Unmanaged.passUnretained(collector).toOpaque())
+                }, UnsafeMutableRawPointer(pointer))
         }
-        return collector.items
+        return items
     }
 }
 
