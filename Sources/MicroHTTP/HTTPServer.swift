@@ -269,10 +269,6 @@ public final class HTTPServer: Sendable {
             bodyTooLarge: responder.bodyTooLarge, lookup: responder)
     }
 
-    private func header(_ connection: OpaquePointer, _ name: String) -> String? {
-        withCString(name) { MHD_lookup_connection_value(connection, .HEADER_KIND, $0) }.map { String(cString: $0) }
-    }
-
     /// The query's `count` items, in order, collected straight into their array.
     private func queryItems(_ connection: OpaquePointer, count: Int) -> [QueryItem] {
         var items: [QueryItem] = []
