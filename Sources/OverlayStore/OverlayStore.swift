@@ -41,6 +41,8 @@ public final class OverlayStore: Sendable {
         var rollback: Rollback?
         /// Whether the writer holds a batch it has not finished with.
         var committing = false
+        /// Set by a test: the writer takes its next batch, then waits before writing it.
+        var holdingNextCommit = false
         var running = false
         var stopping = false
 
@@ -200,6 +202,20 @@ public final class OverlayStore: Sendable {
         injectedFailures.store(count, ordering: .releasing)
     }
 
+    /// Makes the writer take its next batch (`isCommitting` turns true) and wait before writing
+    /// it until `releaseHeldCommit()`, so that a test can queue more records behind a commit
+    /// under way without racing a clock.
+    func holdNextCommit() {
+        thread.withLock { $0.state.holdingNextCommit = true }
+    }
+
+    func releaseHeldCommit() {
+        thread.withLock { locked in
+            locked.state.holdingNextCommit = false
+            locked.broadcast()
+        }
+    }
+
     /// Commits what is pending and stops the writer. Later submissions are not written.
     public func close() {
         thread.withLock { locked in
@@ -217,6 +233,9 @@ public final class OverlayStore: Sendable {
 
     private func run() {
         while let batch = nextBatch() {
+            thread.withLock { locked in
+                while locked.state.holdingNextCommit && !locked.state.stopping { locked.wait() }
+            }
             let sequences = batch.map(\.sequence)
             do {
                 try writer.commit(batch.map(\.record), failing: takeInjectedFailure())

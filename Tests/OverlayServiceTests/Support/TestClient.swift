@@ -68,28 +68,35 @@ struct TestClientError: Error, CustomStringConvertible {
 /// sent (garbage, oversized heads, slow writers) and see every byte received.
 enum TestClient {
     static func request(
-        _ method: String, _ path: String, port: Int, headers: [(String, String)] = [], body: String? = nil
+        _ method: String, _ path: String, port: Int, headers: [(String, String)] = [], body: String? = nil,
+        halfClose: Bool = true
     ) throws -> TestResponse {
-        try request(method, path, port: port, headers: headers, bodyBytes: body.map { Array($0.utf8) })
+        try request(
+            method, path, port: port, headers: headers, bodyBytes: body.map { Array($0.utf8) }, halfClose: halfClose)
     }
 
+    /// With `halfClose` (the default) the client shuts its sending side after the request, as
+    /// `nc -N` does; without, it keeps it open until the answer, as curl and browsers do.
     static func request(
-        _ method: String, _ path: String, port: Int, headers: [(String, String)] = [], bodyBytes: [UInt8]?
+        _ method: String, _ path: String, port: Int, headers: [(String, String)] = [], bodyBytes: [UInt8]?,
+        halfClose: Bool = true
     ) throws -> TestResponse {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if let bodyBytes { head += "Content-Length: \(bodyBytes.count)\r\n" }
         head += "\r\n"
-        let raw = try exchange(port: port, send: Array(head.utf8) + (bodyBytes ?? []))
+        let raw = try exchange(port: port, send: Array(head.utf8) + (bodyBytes ?? []), halfClose: halfClose)
         return try parse(raw)
     }
 
     /// Sends `bytes` as they are and returns everything the server sends until it closes.
-    static func exchange(port: Int, send bytes: [UInt8], timeoutSeconds: Int = 10) throws -> [UInt8] {
+    static func exchange(
+        port: Int, send bytes: [UInt8], timeoutSeconds: Int = 10, halfClose: Bool = true
+    ) throws -> [UInt8] {
         let socket = try connect(port: port, timeoutSeconds: timeoutSeconds)
         defer { close(socket) }
         try write(socket, bytes)
-        shutdown(socket, Int32(SHUT_WR))
+        if halfClose { shutdown(socket, Int32(SHUT_WR)) }
         return readAll(socket)
     }
 
@@ -166,9 +173,10 @@ final class LiveServer: Sendable {
     }
 
     func request(
-        _ method: String, _ path: String, headers: [(String, String)] = [], body: String? = nil
+        _ method: String, _ path: String, headers: [(String, String)] = [], body: String? = nil,
+        halfClose: Bool = true
     ) throws -> TestResponse {
-        try TestClient.request(method, path, port: port, headers: headers, body: body)
+        try TestClient.request(method, path, port: port, headers: headers, body: body, halfClose: halfClose)
     }
 
     func get(_ path: String) throws -> TestResponse { try request("GET", path) }
