@@ -83,7 +83,8 @@ public final class HTTPResponder: @unchecked Sendable {
     ///
     /// Other requests are never given up that way. A write waiting for its commit is answered when
     /// the commit is done, even to a client that has only half-closed (`shutdown(SHUT_WR)` looks
-    /// like a close to the sweep's peek) and still reads its answer.
+    /// like a close to the sweep's peek) and still reads its answer. (The sweep never ends it;
+    /// libmicrohttpd itself may, when the answer comes right after the suspend: BEHAVIOUR.md.)
     public func endIfClientLeaves() {
         machine.withLock { $0.endIfClientLeaves() }
     }
