@@ -21,7 +21,8 @@ public final class OverlayStore: Sendable {
     public static let fileName = "overlayd.sqlite"
 
     public let path: String
-    private let lockDescriptor: Int32
+    /// The data directory's lock, held until `close()` (-1 once released).
+    private let lockDescriptor: Atomic<Int32>
     let writer: StoreWriter
     private let thread = ConditionThread(Queue())
 
@@ -88,7 +89,7 @@ public final class OverlayStore: Sendable {
         // its writes. A lock file rather than SQLite's exclusive mode, so that `sqlite3 .backup`
         // can still read the database while overlayd runs.
         let lock = try StoreFiles.lock(folder + "overlayd.lock")
-        lockDescriptor = lock
+        lockDescriptor = Atomic(lock)
         var opened = false
         defer { if !opened { Glibc.close(lock) } }
         let database = try Database(path: path)
@@ -117,7 +118,6 @@ public final class OverlayStore: Sendable {
 
     deinit {
         close()
-        Glibc.close(lockDescriptor)
     }
 
     // MARK: - Start-up
@@ -229,6 +229,10 @@ public final class OverlayStore: Sendable {
             locked.state.rollback = nil
             locked.broadcast()
         }
+        // The directory is free once nothing more is written: a store opened on it next (a
+        // restart in the same process) must not wait for this object's last reference to go.
+        let lock = lockDescriptor.exchange(-1, ordering: .acquiringAndReleasing)
+        if lock >= 0 { Glibc.close(lock) }
     }
 
     private func run() {

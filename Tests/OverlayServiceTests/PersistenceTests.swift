@@ -668,6 +668,22 @@ struct DataDirectoryTests {
         #expect(first.exitStatus(within: 5) == 0)
     }
 
+    /// A store holds its directory until `close()`, not until its last reference goes: a store
+    /// reopened in the same process right after (a test's restart) found it still locked when the
+    /// closed one's last release came late.
+    @Test func closeFreesTheDirectory() throws {
+        let directory = try TemporaryDirectory()
+        let first = try OverlayStore(directory: directory.path)
+        first.start()
+        #expect(throws: StoreError.self) { _ = try OverlayStore(directory: directory.path) }
+        first.close()
+        let second = try OverlayStore(directory: directory.path)
+        second.start()
+        #expect(throws: StoreError.self) { _ = try OverlayStore(directory: directory.path) }
+        second.close()
+        withExtendedLifetime(first) {}
+    }
+
     /// A database written by a newer overlayd (a higher schema_version) is not touched.
     @Test func newerSchema() throws {
         let directory = try TemporaryDirectory()
