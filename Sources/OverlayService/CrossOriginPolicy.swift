@@ -188,10 +188,7 @@ struct CrossOriginPolicy: Sendable {
     }
 
     private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
-        guard bytes.count == literal.utf8CodeUnitCount else { return false }
-        let start = literal.utf8Start
-        for index in 0..<bytes.count where bytes[index] != start[index] { return false }
-        return true
+        bytes.elementsEqual(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
     private static func isPort(_ text: Substring) -> Bool {

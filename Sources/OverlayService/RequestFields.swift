@@ -271,13 +271,10 @@ extension StringProtocol {
     /// (`curl -d $'0.5\r\n'` is a number). Read by ASCII value: comparing Characters compares
     /// strings, which cost more than the rest of a short query value's reading.
     func trimmingSpaces() -> String {
-        let isSpace: (Character) -> Bool = { character in
-            guard let ascii = character.asciiValue else { return false }
-            return ascii == 0x20 || ascii == 0x09 || ascii == 0x0A || ascii == 0x0D
-        }
+        let isSpaceByte: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        let isSpace: (Character) -> Bool = { $0.asciiValue.map(isSpaceByte) ?? false }
         // Most values have nothing to trim: their first and last bytes say so. (A Character that
         // is white space starts and ends with a white-space byte.)
-        let isSpaceByte: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
         let untrimmed = utf8.withContiguousStorageIfAvailable { bytes in
             guard let head = bytes.first, let tail = bytes.last else { return false }
             return !isSpaceByte(head) && !isSpaceByte(tail)
