@@ -237,9 +237,6 @@ public final class OverlayStore: Sendable {
 
     private func run() {
         while let batch = nextBatch() {
-            thread.withLock { locked in
-                while locked.state.holdingNextCommit && !locked.state.stopping { locked.wait() }
-            }
             let sequences = batch.map(\.sequence)
             do {
                 try writer.commit(batch.map(\.record), failing: takeInjectedFailure())
@@ -304,8 +301,11 @@ public final class OverlayStore: Sendable {
             while locked.state.pending.isEmpty && !locked.state.stopping { locked.wait() }
             guard !locked.state.pending.isEmpty else { return nil }
             locked.state.committing = true
-            defer { locked.state.pending = [] }
-            return locked.state.pending
+            let batch = locked.state.pending
+            locked.state.pending = []
+            // A test's hold: the batch is taken (`isCommitting`), records behind it queue up.
+            while locked.state.holdingNextCommit && !locked.state.stopping { locked.wait() }
+            return batch
         }
     }
 }
