@@ -71,7 +71,8 @@ struct OpenAPITests {
     /// documents 401, and the shared answers (405 with Allow, 204 for OPTIONS) are there.
     @Test func statuses() throws {
         let outline = try Self.outline()
-        let known: Set<Int> = [200, 202, 204, 304, 400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 503]
+        // 414 is libmicrohttpd's own, for a request line too long for the pool (MalformedInputTests).
+        let known: Set<Int> = [200, 202, 204, 304, 400, 401, 403, 404, 405, 409, 413, 414, 415, 422, 429, 503]
         for operation in outline.operations {
             #expect(!operation.statuses.isEmpty, "\(operation) documents no response")
             #expect(Set(operation.statuses).isSubset(of: known), "\(operation): \(operation.statuses)")
