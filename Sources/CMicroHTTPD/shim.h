@@ -148,6 +148,28 @@ enum overlayd_head_problem {
     OVERLAYD_HEAD_NUL,                  /* a NUL inside a header line: 400 */
 };
 
+/* The headers the service reads on most requests, found by the same walk over the head that
+   judges it: reading one is then a pointer and a length, not a search of libmicrohttpd's list
+   and a copy of the name. Each is the first header of its name (names compared without regard
+   to case, as MHD_lookup_connection_value does), pointing where libmicrohttpd keeps it. */
+enum overlayd_known_header {
+    OVERLAYD_KNOWN_HOST = 0,
+    OVERLAYD_KNOWN_ORIGIN,
+    OVERLAYD_KNOWN_CONTENT_TYPE,
+    OVERLAYD_KNOWN_AUTHORIZATION,
+    OVERLAYD_KNOWN_IF_NONE_MATCH,
+    OVERLAYD_KNOWN_LAST_EVENT_ID,
+    OVERLAYD_KNOWN_COUNT
+};
+
+typedef struct overlayd_known_headers {
+    /* Whether a header of the name was given; its value (NULL when libmicrohttpd keeps none, which
+       a lookup reads as no header) and its length up to the first NUL, as a C string's. */
+    unsigned char found[OVERLAYD_KNOWN_COUNT];
+    const char *value[OVERLAYD_KNOWN_COUNT];
+    unsigned int size[OVERLAYD_KNOWN_COUNT];
+} overlayd_known_headers;
+
 typedef struct overlayd_head {
     int problem;
     int chunked;
@@ -158,6 +180,7 @@ typedef struct overlayd_head {
     size_t coding_size;
     /* Where the body starts in libmicrohttpd's read buffer, when it parses in place (see below). */
     const char *body_start;
+    overlayd_known_headers known;
 } overlayd_head;
 
 /* libmicrohttpd 0.9.75 accepts bare LF line ends and drops what follows a NUL in a header value
@@ -185,12 +208,13 @@ struct overlayd_head_scan {
     int codings;
     const char *coding;
     size_t coding_size;
+    overlayd_known_headers *known;
 };
 
-/* RFC 9110 §5.6.2 tchar. */
+/* RFC 9110 §5.6.2 tchar. Letters, digits and '-' first: all a real header name holds. */
 static inline int overlayd_is_tchar(unsigned char c) {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return 1;
-    return c != 0 && strchr("!#$%&'*+-.^_`|~", c) != NULL;
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-') return 1;
+    return c != 0 && strchr("!#$%&'*+.^_`|~", c) != NULL;
 }
 
 /* The NULs libmicrohttpd left for the line ends between `from` (the end of a line's content)
@@ -220,10 +244,35 @@ static inline void overlayd_trim(const char **value, size_t *size) {
     while (*size > 0 && ((*value)[*size - 1] == ' ' || (*value)[*size - 1] == '\t')) (*size)--;
 }
 
+/* Which known header a name is, or -1. */
+static inline int overlayd_known_index(const char *key, size_t key_size) {
+    switch (key_size) {
+    case 4: return strncasecmp(key, "Host", 4) == 0 ? OVERLAYD_KNOWN_HOST : -1;
+    case 6: return strncasecmp(key, "Origin", 6) == 0 ? OVERLAYD_KNOWN_ORIGIN : -1;
+    case 12: return strncasecmp(key, "Content-Type", 12) == 0 ? OVERLAYD_KNOWN_CONTENT_TYPE : -1;
+    case 13:
+        if (strncasecmp(key, "Authorization", 13) == 0) return OVERLAYD_KNOWN_AUTHORIZATION;
+        if (strncasecmp(key, "If-None-Match", 13) == 0) return OVERLAYD_KNOWN_IF_NONE_MATCH;
+        if (strncasecmp(key, "Last-Event-ID", 13) == 0) return OVERLAYD_KNOWN_LAST_EVENT_ID;
+        return -1;
+    default: return -1;
+    }
+}
+
+static inline void overlayd_note_known(
+    overlayd_known_headers *known, const char *key, size_t key_size, const char *value, size_t value_size) {
+    int index = overlayd_known_index(key, key_size);
+    if (index < 0 || known->found[index]) return;
+    known->found[index] = 1;
+    known->value[index] = value;
+    known->size[index] = value ? (unsigned int) strnlen(value, value_size > UINT_MAX ? UINT_MAX : value_size) : 0;
+}
+
 static inline enum MHD_Result overlayd_head_visit(
     void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size, const char *value, size_t value_size) {
     (void) kind;
     struct overlayd_head_scan *s = (struct overlayd_head_scan *) cls;
+    overlayd_note_known(s->known, key, key_size, value, value == NULL ? 0 : value_size);
     if (value == NULL) value_size = 0;
     for (size_t i = 0; i < key_size; i++)
         if (!overlayd_is_tchar((unsigned char) key[i])) overlayd_head_fail(s, OVERLAYD_HEAD_BAD_NAME);
@@ -271,7 +320,11 @@ static inline overlayd_head overlayd_mhd_check_head(
     struct MHD_Connection *connection, const char *method, const char *version, int in_place) {
     struct overlayd_head_scan s;
     memset(&s, 0, sizeof s);
-    overlayd_head head = { OVERLAYD_HEAD_OK, 0, -1, NULL, 0, NULL };
+    overlayd_head head;
+    memset(&head, 0, sizeof head);
+    head.problem = OVERLAYD_HEAD_OK;
+    head.content_length = -1;
+    s.known = &head.known;
     if (in_place && method != NULL && version != NULL) {
         const union MHD_ConnectionInfo *info =
             MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);

@@ -50,10 +50,21 @@ public struct HTTPRequest: Sendable {
 
     /// The first header with this name, compared without regard to case. For a request from the
     /// server, only while its handler runs.
+    /// Invalid UTF-8 is repaired (U+FFFD), as `String(cString:)` repairs it.
     public func header(_ name: String) -> String? {
-        if let lookup { return lookup.header(name) }
-        return headers.first { $0.name.utf8.count == name.utf8.count && $0.name.lowercased() == name.lowercased() }?
-            .value
+        withHeader(name) { $0.map { String(decoding: $0, as: UTF8.self) } }
+    }
+
+    /// `header(_:)` as bytes, for a reader that needs no String of its own (nil: no such header).
+    /// The bytes are valid only inside `body`.
+    public func withHeader<Result>(_ name: String, _ body: (UnsafeRawBufferPointer?) -> Result) -> Result {
+        if let lookup { return lookup.withHeader(name, body) }
+        guard
+            var value = headers.first(where: {
+                $0.name.utf8.count == name.utf8.count && $0.name.lowercased() == name.lowercased()
+            })?.value
+        else { return body(nil) }
+        return value.withUTF8 { body(UnsafeRawBufferPointer($0)) }
     }
 
     /// The body decoded as a form by libmicrohttpd's post processor: `multipart/form-data`, or

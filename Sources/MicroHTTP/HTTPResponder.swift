@@ -1,4 +1,4 @@
-private import CMicroHTTPD
+internal import CMicroHTTPD
 import Platform
 import Synchronization
 
@@ -25,6 +25,9 @@ public final class HTTPResponder: @unchecked Sendable {
     private var discarded = 0
     /// Where a chunked body starts in libmicrohttpd's buffer, for reading its chunk sizes.
     private var chunkedBodyStart: UnsafePointer<CChar>?
+    /// The common headers, found when the head was judged (`headJudged`); until then, none.
+    private var known = overlayd_known_headers()
+    private var knowsHeaders = false
     private(set) var remoteAddress = ""
     /// Whether the connection was ever suspended (and so listed in `HTTPServer.suspended`).
     private(set) var wasSuspended = false
@@ -109,9 +112,12 @@ public final class HTTPResponder: @unchecked Sendable {
 
     // MARK: - On the connection's thread
 
-    /// The body is chunked and begins at `start` in libmicrohttpd's buffer (nil when unknown).
-    func chunkedBodyStarts(at start: UnsafePointer<CChar>?) {
-        chunkedBodyStart = start
+    /// The head has been judged and passed: keeps where its common headers are, and where a
+    /// chunked body starts in libmicrohttpd's buffer.
+    func headJudged(_ head: overlayd_head) {
+        known = head.known
+        knowsHeaders = true
+        if head.chunked != 0 { chunkedBodyStart = head.body_start }
     }
 
     /// A piece of the body. Past the limit the body is dropped and the request answered 413
@@ -266,24 +272,62 @@ public final class HTTPResponder: @unchecked Sendable {
     /// on it). Looked up when the answer is queued: the server's own refusals get them too.
     private func originHeaders(_ connection: OpaquePointer) -> [Header] {
         guard let headersFor = server.originHeaders,
-            let origin = withCString("Origin", { MHD_lookup_connection_value(connection, .HEADER_KIND, $0) })
+            let origin = lookUp("Origin", { $0.map { String(decoding: $0, as: UTF8.self) } })
         else { return [] }
-        return headersFor(String(cString: origin))
+        return headersFor(origin)
     }
 
     /// The first header with this name, while the handler runs (libmicrohttpd compares header
-    /// names without regard to case).
-    func header(_ name: String) -> String? {
-        guard lookupOpen.load(ordering: .acquiring) else { return nil }
-        return withCString(name) { MHD_lookup_connection_value(connection, .HEADER_KIND, $0) }.map {
-            String(cString: $0)
+    /// names without regard to case): its bytes up to any NUL, or nil.
+    func withHeader<Result>(_ name: String, _ body: (UnsafeRawBufferPointer?) -> Result) -> Result {
+        guard lookupOpen.load(ordering: .acquiring) else { return body(nil) }
+        return lookUp(name, body)
+    }
+
+    /// `withHeader` at any time the connection's request is alive. The common headers were found
+    /// when the head was judged (`headJudged`); the rest, and every header of a request refused
+    /// before that, are looked up in libmicrohttpd.
+    private func lookUp<Result>(_ name: String, _ body: (UnsafeRawBufferPointer?) -> Result) -> Result {
+        if knowsHeaders, let index = HTTPResponder.knownIndex(name) {
+            let found = withUnsafeBytes(of: known.found) { $0[index] }
+            let value = withUnsafeBytes(of: known.value) {
+                $0.load(fromByteOffset: index * MemoryLayout<UnsafePointer<CChar>?>.stride, as: UnsafePointer<CChar>?.self)
+            }
+            guard found != 0, let value else { return body(nil) }
+            let size = withUnsafeBytes(of: known.size) {
+                $0.load(fromByteOffset: index * MemoryLayout<UInt32>.stride, as: UInt32.self)
+            }
+            return body(UnsafeRawBufferPointer(start: value, count: Int(size)))
+        }
+        guard let value = withCString(name, { MHD_lookup_connection_value(connection, .HEADER_KIND, $0) }) else {
+            return body(nil)
+        }
+        return body(UnsafeRawBufferPointer(start: value, count: strlen(value)))
+    }
+
+    /// The slot of `overlayd_known_headers` for a header name as the service spells it, or nil
+    /// (another spelling is looked up in libmicrohttpd, with the same answer). By length first:
+    /// comparing unequal strings costs a call into the runtime each.
+    private static func knownIndex(_ name: String) -> Int? {
+        switch name.utf8.count {
+        case 4: name == "Host" ? Int(OVERLAYD_KNOWN_HOST.rawValue) : nil
+        case 6: name == "Origin" ? Int(OVERLAYD_KNOWN_ORIGIN.rawValue) : nil
+        case 12: name == "Content-Type" ? Int(OVERLAYD_KNOWN_CONTENT_TYPE.rawValue) : nil
+        case 13:
+            switch name {
+            case "Authorization": Int(OVERLAYD_KNOWN_AUTHORIZATION.rawValue)
+            case "If-None-Match": Int(OVERLAYD_KNOWN_IF_NONE_MATCH.rawValue)
+            case "Last-Event-ID": Int(OVERLAYD_KNOWN_LAST_EVENT_ID.rawValue)
+            default: nil
+            }
+        default: nil
         }
     }
 
     /// The body decoded as a form, while the handler runs (see `HTTPRequest.formFields()`).
     func formFields(of body: [UInt8]) -> [FormField]? {
         guard lookupOpen.load(ordering: .acquiring) else { return nil }
-        let type = header("Content-Type")
+        let type = withHeader("Content-Type") { $0.map { String(decoding: $0, as: UTF8.self) } }
         let urlEncoded = type.map { $0.lowercased().hasPrefix("application/x-www-form-urlencoded") } ?? true
         if urlEncoded && !FormField.isURLEncodedForm(body) { return nil }
         final class Collector {

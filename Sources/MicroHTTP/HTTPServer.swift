@@ -1,4 +1,4 @@
-private import CMicroHTTPD
+internal import CMicroHTTPD
 import Platform
 import Synchronization
 
@@ -205,7 +205,7 @@ public final class HTTPServer: Sendable {
             if head.content_length > maxBodyBytes {
                 return responder.refuse(connection, .bodyTooLarge(limit: maxBodyBytes)) ? .YES : .NO
             }
-            if head.chunked != 0 { responder.chunkedBodyStarts(at: head.body_start) }
+            responder.headJudged(head)
             return .YES
         }
         return Unmanaged<HTTPResponder>.fromOpaque(existing)._withUnsafeGuaranteedRef { responder in

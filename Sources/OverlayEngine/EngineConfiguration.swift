@@ -73,7 +73,7 @@ public struct EngineConfiguration: Hashable, Sendable {
     public var hideDuration: Interval = .seconds(0.25)
     public var rotationDuration: Interval = .seconds(0.4)
     /// How long a message of each kind stays once shown; `nil` is sticky.
-    public var durations: [MessageKind: Interval] = [
+    public var durations: KindTable<Interval> = [
         .sent: .seconds(2.0),
         .failed: .seconds(3.0),
         .info: .seconds(2.5),

@@ -93,6 +93,8 @@ public struct JSONParser {
         try nest()
         index += 1
         var members: [JSONMember] = []
+        // A request's object has a handful of members: one allocation rather than one per growth.
+        members.reserveCapacity(4)
         var keys = NameIndex()
         skipWhitespace()
         if current == UInt8(ascii: "}") {

@@ -28,8 +28,13 @@ public struct JSONWriter: ~Copyable {
         Array(UnsafeBufferPointer(start: base, count: count))
     }
 
+    @inline(__always)
     private mutating func reserve(_ extra: Int) {
-        guard count + extra > capacity else { return }
+        if count + extra > capacity { grow(extra) }
+    }
+
+    @inline(never)
+    private mutating func grow(_ extra: Int) {
         let grown = max(count + extra, capacity * 2)
         let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
         moved.initialize(from: base, count: count)
@@ -38,6 +43,7 @@ public struct JSONWriter: ~Copyable {
         capacity = grown
     }
 
+    @inline(__always)
     private mutating func append(_ byte: UInt8) {
         reserve(1)
         base[count] = byte

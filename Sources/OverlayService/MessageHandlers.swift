@@ -3,8 +3,8 @@ import OverlayEngine
 
 /// `/messages` and `/messages/{id}`: post, list, read, change and delete messages.
 extension OverlayService {
-    private static let postFields: Set<String> = ["kind", "text", "progress", "duration", "immediate", "key"]
-    private static let patchFields: Set<String> = ["kind", "text", "progress", "duration"]
+    private static let postFields = ["kind", "text", "progress", "duration", "immediate", "key"]
+    private static let patchFields = ["kind", "text", "progress", "duration"]
 
     func postMessage(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> Routed {
         let fields = try RequestFields(request, textField: "text")

@@ -105,31 +105,26 @@ package struct RequestFields {
     /// `multipart/form-data`: its fields. 415 for the rest. The form names are those of the
     /// endpoint whose text field is `textField`.
     private static func readBody(_ request: HTTPRequest, textField: String?) throws(APIError) -> Body {
-        let mediaType = request.header("Content-Type").map(RequestFields.mediaType) ?? ""
         let isJSON: Bool
-        switch mediaType {
-        case "application/json":
+        switch request.withHeader("Content-Type", RequestFields.mediaType(of:)) {
+        case .json:
             isJSON = true
-        case "text/plain":
+        case .text:
             isJSON = false
-        case "", "application/x-www-form-urlencoded":
+        case .unnamedOrForm:
             let firstNonBlank = request.body.first { !isBlank($0) }
             isJSON = firstNonBlank == UInt8(ascii: "{")
             if !isJSON, !request.body.isEmpty, let form = request.formFields(), !form.isEmpty {
                 let names = formNames(textField: textField)
                 if form.allSatisfy({ names.contains($0.name) }) { return .form(form) }
             }
-        case "multipart/form-data":
+        case .multipart:
             guard let form = request.formFields() else {
                 throw .badRequest("the body is not valid multipart/form-data")
             }
             return form.isEmpty ? .none : .form(form)
-        default:
-            if mediaType.hasSuffix("+json") {
-                isJSON = true
-            } else {
-                throw .unsupportedMediaType(mediaType)
-            }
+        case .other(let mediaType):
+            throw .unsupportedMediaType(mediaType)
         }
         if isJSON {
             if request.body.allSatisfy(isBlank) {
@@ -158,6 +153,62 @@ package struct RequestFields {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
+    /// How a `Content-Type` has the body read.
+    enum MediaType: Equatable {
+        /// `application/json` or any `…+json`.
+        case json
+        /// `text/plain`.
+        case text
+        /// No type (or a blank one), or `application/x-www-form-urlencoded`: what `curl -d` sends.
+        case unnamedOrForm
+        /// `multipart/form-data`.
+        case multipart
+        /// Any other type, as `mediaType(_:)` writes it.
+        case other(String)
+    }
+
+    /// The `MediaType` of a `Content-Type` value (nil: none given). An ASCII value, which is all
+    /// a real client sends, is read without making a String; the rest as `mediaType(_:)` reads it.
+    static func mediaType(of header: UnsafeRawBufferPointer?) -> MediaType {
+        guard let header else { return .unnamedOrForm }
+        guard header.allSatisfy({ $0 < 0x80 }) else {
+            return classify(mediaType(String(decoding: header, as: UTF8.self)))
+        }
+        var end = header.firstIndex(of: UInt8(ascii: ";")) ?? header.endIndex
+        var start = header.startIndex
+        while start < end, isBlank(header[start]) { start += 1 }
+        while end > start, isBlank(header[end - 1]) { end -= 1 }
+        let type = UnsafeRawBufferPointer(rebasing: header[start..<end])
+        /// Whether the type's bytes from `offset` to its end are `name` (in lower case), with
+        /// ASCII letters compared without regard to case.
+        func equals(_ name: StaticString, at offset: Int = 0) -> Bool {
+            let count = name.utf8CodeUnitCount
+            guard offset >= 0, offset + count == type.count else { return false }
+            for index in 0..<count {
+                let byte = type[offset + index]
+                let lower = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+                if lower != name.utf8Start[index] { return false }
+            }
+            return true
+        }
+        if equals("application/json") || equals("+json", at: type.count - 5) { return .json }
+        if equals("text/plain") { return .text }
+        if type.isEmpty || equals("application/x-www-form-urlencoded") { return .unnamedOrForm }
+        if equals("multipart/form-data") { return .multipart }
+        return .other(String(decoding: type, as: UTF8.self).lowercased())
+    }
+
+    /// The `MediaType` a type that `mediaType(_:)` wrote names.
+    static func classify(_ type: String) -> MediaType {
+        switch type {
+        case "application/json": .json
+        case "text/plain": .text
+        case "", "application/x-www-form-urlencoded": .unnamedOrForm
+        case "multipart/form-data": .multipart
+        default: type.hasSuffix("+json") ? .json : .other(type)
+        }
+    }
+
     /// `type/subtype` in lower case, without parameters such as `charset`.
     static func mediaType(_ header: String) -> String {
         var header = header
@@ -177,7 +228,8 @@ package struct RequestFields {
 
     /// Fails on any name outside `allowed`: a typo (`progess`) must not be silently ignored. Of
     /// several, the first in alphabetical order is named.
-    package func rejectUnknown(allowing allowed: Set<String>) throws(APIError) {
+    /// (A handful of names: compared in a line, which hashes nothing.)
+    package func rejectUnknown(allowing allowed: [String]) throws(APIError) {
         if let unknown = fields.lazy.map({ $0.name }).filter({ !allowed.contains($0) }).min() {
             throw .badRequest(
                 "unknown field \(unknown); expected one of \(allowed.sorted().joined(separator: ", "))", field: unknown)

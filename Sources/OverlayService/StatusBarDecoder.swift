@@ -6,8 +6,8 @@ import OverlayEngine
 ///
 /// `package`, like `RequestFields`, so that the fuzz target can call it directly.
 package enum StatusBarDecoder {
-    package static let settingFields: Set<String> = ["style", "hidden", "animation"]
-    package static let hierarchyFields: Set<String> = ["root", "controllers"]
+    package static let settingFields = ["style", "hidden", "animation"]
+    package static let hierarchyFields = ["root", "controllers"]
     package static let controllerFields: Set<String> = [
         "name", "preferredStatusBarStyle", "prefersStatusBarHidden", "preferredStatusBarUpdateAnimation",
         "childForStatusBarStyle", "childForStatusBarHidden", "presented", "fullScreen",

@@ -84,6 +84,24 @@ struct RouteTests {
                 } ?? ""))
     }
 
+    /// The byte-level reading of `Content-Type` (no String made for an ASCII value) gives the
+    /// same `MediaType` as reading the header's text, for every case that could tell them apart:
+    /// case, blanks, parameters, the `+json` suffix, control characters that `| 0x20` would fold
+    /// onto `/` or `-`, and non-ASCII text.
+    @Test(arguments: [
+        "", " ", ";", "application/json", "APPLICATION/JSON;charset=utf-8", "\t text/plain \r\n", "a/ÉB; x",
+        "+json", "+JSON", "json", "application/vnd.api+json; v=1", "application/x-www-form-urlencoded",
+        "Multipart/Form-Data; boundary=x", "multipart/form-data2", "text/plai", "application\u{0F}json",
+        "text\u{0F}plain", "multipart/form\u{0D}data", "application/json\u{301}", "application/\u{212A}son",
+        "TEXT/PLAIN", "application/xml", "text/plain\u{0}",
+    ])
+    func mediaTypeFromBytes(header: String) {
+        var bytes = header
+        let fromBytes = bytes.withUTF8 { RequestFields.mediaType(of: UnsafeRawBufferPointer($0)) }
+        #expect(fromBytes == RequestFields.classify(RequestFields.mediaType(header)))
+        #expect(RequestFields.mediaType(of: nil) == .unnamedOrForm)
+    }
+
     /// The header name is matched without regard to case.
     @Test func headerNamesIgnoreCase() throws {
         let service = try Self.service()

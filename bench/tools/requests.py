@@ -43,5 +43,8 @@ for _ in range(args.count):
     elif args.kind == "get304":
         connection.request("GET", "/overlay", headers={"If-None-Match": etag})
     else:
-        connection.request("POST", "/messages", body='{"text":"hello","immediate":true}')
+        # What bench/wrk/post.lua sends.
+        connection.request(
+            "POST", "/messages", body='{"text":"hello","immediate":true}',
+            headers={"Content-Type": "application/json"})
     connection.getresponse().read()
