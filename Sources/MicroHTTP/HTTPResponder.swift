@@ -291,7 +291,8 @@ public final class HTTPResponder: @unchecked Sendable {
         if knowsHeaders, let index = HTTPResponder.knownIndex(name) {
             let found = withUnsafeBytes(of: known.found) { $0[index] }
             let value = withUnsafeBytes(of: known.value) {
-                $0.load(fromByteOffset: index * MemoryLayout<UnsafePointer<CChar>?>.stride, as: UnsafePointer<CChar>?.self)
+                $0.load(
+                    fromByteOffset: index * MemoryLayout<UnsafePointer<CChar>?>.stride, as: UnsafePointer<CChar>?.self)
             }
             guard found != 0, let value else { return body(nil) }
             let size = withUnsafeBytes(of: known.size) {
