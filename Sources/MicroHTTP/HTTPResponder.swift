@@ -369,9 +369,10 @@ public final class HTTPResponder: @unchecked Sendable {
     /// The peer's address as text, looked up once (the connection must be alive).
     private func address(_ connection: OpaquePointer) -> String {
         if remoteAddress.isEmpty {
-            var address = [CChar](repeating: 0, count: 64)
-            overlayd_mhd_client_address(connection, &address, address.count)
-            remoteAddress = String(decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            remoteAddress = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+                let count = overlayd_mhd_client_address(connection, buffer.baseAddress!, buffer.count)
+                return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress, count: count), as: UTF8.self)
+            }
         }
         return remoteAddress
     }

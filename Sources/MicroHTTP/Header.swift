@@ -7,26 +7,52 @@ public struct Header: Hashable, Sendable {
     /// "name: value" as libmicrohttpd takes it: two NUL-terminated C strings, made once. Passing a
     /// Swift string to C copies it into a fresh array on every call; a header kept in a static or
     /// a per-version cache pays that once.
-    let cName: ContiguousArray<CChar>
-    let cValue: ContiguousArray<CChar>
+    private let storage: CStrings
+    /// Into `storage`, which lives as long as any copy of this header. Plain pointers, so that
+    /// reading them from a header in place (`add`) retains nothing: the C strings of a shared
+    /// header (the server's, `Content-Type: application/json`) have one reference count, which
+    /// every thread would otherwise write for every response.
+    // Unsafe: they point into `storage`, which is immutable and shared as any class reference is.
+    nonisolated(unsafe) private let cName: UnsafePointer<CChar>
+    nonisolated(unsafe) private let cValue: UnsafePointer<CChar>
+
+    /// The bytes of "name\0value\0", owned by the headers that share them.
+    private final class CStrings: @unchecked Sendable {
+        // Unchecked: written once, in init, and only read (by libmicrohttpd, which copies) after.
+        let bytes: UnsafeMutablePointer<CChar>
+
+        init(_ name: String, _ value: String) {
+            var name = name
+            var value = value
+            let nameCount = name.utf8.count
+            let valueCount = value.utf8.count
+            bytes = .allocate(capacity: nameCount + valueCount + 2)
+            let target = UnsafeMutableRawPointer(bytes)
+            name.withUTF8 { if let base = $0.baseAddress { target.copyMemory(from: base, byteCount: nameCount) } }
+            bytes[nameCount] = 0
+            value.withUTF8 {
+                guard let base = $0.baseAddress else { return }
+                target.advanced(by: nameCount + 1).copyMemory(from: base, byteCount: valueCount)
+            }
+            bytes[nameCount + valueCount + 1] = 0
+        }
+
+        deinit {
+            bytes.deallocate()
+        }
+    }
 
     public init(name: String, value: String) {
         self.name = name
         self.value = value
-        self.cName = name.utf8CString
-        self.cValue = value.utf8CString
+        storage = CStrings(name, value)
+        cName = UnsafePointer(storage.bytes)
+        cValue = UnsafePointer(storage.bytes + (name.utf8.count + 1))
     }
 
-    private init(name: String, cName: ContiguousArray<CChar>, value: String) {
-        self.name = name
-        self.value = value
-        self.cName = cName
-        self.cValue = value.utf8CString
-    }
-
-    /// A header of the same name with another value; the name's C string is shared, not made again.
+    /// A header of the same name with another value.
     public func with(value: String) -> Header {
-        Header(name: name, cName: cName, value: value)
+        Header(name: name, value: value)
     }
 
     public static func == (lhs: Header, rhs: Header) -> Bool { lhs.name == rhs.name && lhs.value == rhs.value }
@@ -38,13 +64,11 @@ public struct Header: Hashable, Sendable {
 }
 
 extension Header {
-    /// Copies `headers` into a libmicrohttpd response (their C strings were made once, with them).
+    /// Copies `headers` into a libmicrohttpd response, reading each in place (see `cName`).
     static func add(_ headers: [Header], to response: OpaquePointer) {
-        for header in headers {
-            header.cName.withUnsafeBufferPointer { name in
-                header.cValue.withUnsafeBufferPointer { value in
-                    _ = MHD_add_response_header(response, name.baseAddress, value.baseAddress)
-                }
+        headers.withUnsafeBufferPointer { headers in
+            for index in headers.indices {
+                _ = MHD_add_response_header(response, headers[index].cName, headers[index].cValue)
             }
         }
     }

@@ -96,6 +96,16 @@ final class RateLimiter: Sendable {
     private struct Bucket {
         var tokens: Double
         var updated: Int64
+
+        /// Refills for the time since the last write, then takes a token: 0, or the seconds
+        /// until one is there.
+        mutating func take(now: Int64, rate: Double, burst: Double) -> Double {
+            tokens = min(burst, tokens + Double(now - updated) / 1e9 * rate)
+            updated = now
+            guard tokens >= 1 else { return (1 - tokens) / rate }
+            tokens -= 1
+            return 0
+        }
     }
 
     private let rate: Double
@@ -112,16 +122,11 @@ final class RateLimiter: Sendable {
     /// Takes one token for `client`: 0 when allowed, else the seconds until a token is there.
     func take(for client: String, now: Int64 = MonotonicClock.nanoseconds()) -> Double {
         buckets.withLock { buckets in
-            var bucket = buckets[client] ?? Bucket(tokens: burst, updated: now)
-            bucket.tokens = min(burst, bucket.tokens + Double(now - bucket.updated) / 1e9 * rate)
-            bucket.updated = now
-            defer {
-                buckets[client] = bucket
-                if buckets.count > RateLimiter.pruneAbove { prune(&buckets, now: now) }
-            }
-            guard bucket.tokens >= 1 else { return (1 - bucket.tokens) / rate }
-            bucket.tokens -= 1
-            return 0
+            // Changed in place: one lookup (one hash of the key) per write, not two.
+            let wait = buckets[client, default: Bucket(tokens: burst, updated: now)].take(
+                now: now, rate: rate, burst: burst)
+            if buckets.count > RateLimiter.pruneAbove { prune(&buckets, now: now) }
+            return wait
         }
     }
 

@@ -35,7 +35,8 @@ final class Channel: Sendable {
 
     private struct State {
         var engine: OverlayEngine
-        /// The engine deadline last handed to the scheduler, to skip rescheduling when it has not moved.
+        /// The engine deadline the scheduler holds (nil once it fired): only an earlier one is
+        /// handed over (see `conclude`).
         var scheduled: Instant?
         var waiters: [Waiter] = []
         /// The waiter deadline last handed to the scheduler.
@@ -381,12 +382,14 @@ final class Channel: Sendable {
                 scheduleWaiters(at: nextWaiter)
             }
         }
-        if clock.mode == .real {
-            let next = state.engine.nextDeadline
-            if next != state.scheduled {
-                state.scheduled = next
-                scheduleDeadline(at: next)
-            }
+        // The scheduler is told only of a deadline earlier than the one it holds. A later one
+        // (each immediate POST moves the shown message's end later) waits for the held one to
+        // fire: that firing reaches nothing, forgets it (`deadlineReached`), and the access it
+        // makes hands over the next. So a stream of writes costs no scheduling under this lock,
+        // and at most one early wake-up per deadline that moved.
+        if clock.mode == .real, let next = state.engine.nextDeadline, state.scheduled.map({ next < $0 }) ?? true {
+            state.scheduled = next
+            scheduleDeadline(at: next)
         }
     }
 

@@ -55,6 +55,40 @@ struct RealClockTests {
         #expect(abs(shownAt - postedAt - 0.05) < 1e-9)
     }
 
+    /// A deadline that moves later is not handed to the scheduler at once: the earlier one fires,
+    /// reaches nothing, and hands over the next. Each of a run of immediate messages ends when its
+    /// own time is up, not at an older message's end and not much later.
+    @Test func deadlinesThatMoveLaterStillFire() throws {
+        let live = try LiveServer(clock: .real) {
+            $0.engine.showDuration = .seconds(0.05)
+            $0.engine.hideDuration = .seconds(0.05)
+            $0.engine.durations[.info] = .seconds(0.15)
+        }
+        #expect(try live.request("POST", "/messages", body: "first").status == 202)
+        usleep(100_000)
+        // Replaces the first during its display: its end (0.45 s on) is later than the first's.
+        let second = try live.request(
+            "POST", "/messages", body: #"{"text": "second", "immediate": true, "duration": 0.4}"#)
+        #expect(second.status == 202)
+        let id = try #require(second.json["id"]?.int)
+        let version = try #require(live.overlay()["version"]?.int)
+        // A long-poll reads nothing until the version moves: only the scheduler can end the
+        // message now (a plain read would reach its end itself). The first message's stale
+        // deadline changes nothing, so the next version is the second's end.
+        let start = MonotonicSeconds.now()
+        let woken = try live.get("/overlay?wait=3&since=\(version)")
+        let waited = MonotonicSeconds.now() - start
+        #expect(woken.status == 200)
+        #expect(woken.json["phase"]?.string == "hiding")
+        // Its 0.4 s from the post, give or take the scheduler's wake-up.
+        #expect(waited > 0.25 && waited < 1.0, "woken after \(waited) s")
+        let message = try live.get("/messages/\(id)").json
+        #expect(message["state"]?.string == "done")
+        let displayStartedAt = try #require(message["displayStartedAt"]?.number)
+        let endedAt = try #require(message["endedAt"]?.number)
+        #expect(abs(endedAt - displayStartedAt - 0.4) < 1e-9)
+    }
+
     /// An answer is shared with the reads that follow it for at most a millisecond: a read's
     /// `now` is never more than that before a clock reading taken just before the request.
     @Test func sharedAnswersAreAtMostAMillisecondOld() throws {
