@@ -422,10 +422,14 @@ static inline int overlayd_mhd_decode_form(struct MHD_Connection *connection, co
     return fed == MHD_YES && finished == MHD_YES;
 }
 
-/* Bytes waiting unread in a socket's receive queue (0 on error). ioctl is variadic. */
+/* poll's "the peer closed its side" (Linux), which <poll.h> only names under _GNU_SOURCE. */
+#define OVERLAYD_POLLRDHUP 0x2000
+
+/* Bytes waiting unread in a socket's receive queue, or -1 when it is no open socket (closed).
+   ioctl is variadic. */
 static inline int overlayd_unread_bytes(int socket) {
     int count = 0;
-    return ioctl(socket, FIONREAD, &count) == 0 ? count : 0;
+    return ioctl(socket, FIONREAD, &count) == 0 ? count : -1;
 }
 
 #endif

@@ -22,6 +22,21 @@ enum ClientSocket {
         return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
     }
 
+    /// The positions of the sockets whose client has closed its side, as `hasClosed` judges each.
+    /// One `poll` looks at them all and `hasClosed` only at those it flags: 10,000 parked readers
+    /// cost one system call, not 10,000 (a peek each took a sixth of the server's time while
+    /// 10,000 long-polls waited). Data waiting alone is not a close; a hang-up with data still
+    /// waiting is none either (`hasClosed` reads the data first), which the peek settles.
+    static func closed(_ sockets: [Int32]) -> [Int] {
+        guard !sockets.isEmpty else { return [] }
+        let watched = Int16(OVERLAYD_POLLRDHUP) | Int16(POLLHUP) | Int16(POLLERR) | Int16(POLLNVAL)
+        var fds = sockets.map { pollfd(fd: $0, events: Int16(OVERLAYD_POLLRDHUP), revents: 0) }
+        guard poll(&fds, nfds_t(fds.count), 0) >= 0 else {
+            return sockets.indices.filter { hasClosed(sockets[$0]) }
+        }
+        return fds.indices.filter { fds[$0].revents & watched != 0 && hasClosed(sockets[$0]) }
+    }
+
     /// Caps the socket's send queue at about `bytes` (which also ends the kernel's growing it).
     /// Linux doubles the value asked for, to count its own bookkeeping, and the queue fills to
     /// about the doubled value: half is asked for.

@@ -94,10 +94,14 @@ public final class HTTPResponder: @unchecked Sendable {
 
     /// For the server's sweep: a parked reader whose client has gone is answered (499, as nginx
     /// logs it; nobody reads it) so that libmicrohttpd wakes it and closes the connection.
-    func reapIfClientGone() -> Bool {
-        guard case .probe(let socket) = machine.withLock({ $0.sweep() }), ClientSocket.hasClosed(socket) else {
-            return false
-        }
+    func sweepProbe() -> Int32? {
+        guard case .probe(let socket) = machine.withLock({ $0.sweep() }) else { return nil }
+        return socket
+    }
+
+    /// The sweep found the client behind `sweepProbe()`'s socket gone: ends the request, unless it
+    /// is no longer parked. Returns whether it ended it.
+    func reapClientGone() -> Bool {
         guard case .resume = machine.withLock({ $0.clientGone(answer: .full(HTTPResponse(status: 499))) }) else {
             return false
         }

@@ -161,8 +161,22 @@ public final class HTTPServer: Sendable {
     @discardableResult
     public func reapDisconnected() -> Int {
         var reaped = 0
-        for stream in streams.withLock({ Array($0.values) }) where stream.reapIfClientGone() { reaped += 1 }
-        for responder in suspended.withLock({ Array($0.values) }) where responder.reapIfClientGone() { reaped += 1 }
+        var streamProbes: [(HTTPStream, Int32)] = []
+        for stream in streams.withLock({ Array($0.values) }) {
+            if let socket = stream.sweepProbe() { streamProbes.append((stream, socket)) }
+        }
+        var responderProbes: [(HTTPResponder, Int32)] = []
+        for responder in suspended.withLock({ Array($0.values) }) {
+            if let socket = responder.sweepProbe() { responderProbes.append((responder, socket)) }
+        }
+        let closed = ClientSocket.closed(streamProbes.map(\.1) + responderProbes.map(\.1))
+        for index in closed {
+            let ended =
+                index < streamProbes.count
+                ? streamProbes[index].0.reapClientGone()
+                : responderProbes[index - streamProbes.count].0.reapClientGone()
+            if ended { reaped += 1 }
+        }
         return reaped
     }
 

@@ -86,10 +86,15 @@ public final class HTTPStream: @unchecked Sendable {
 
     /// For the server's sweep (`HTTPServer.reapDisconnected`): a parked stream whose client has
     /// gone is woken to end at once. Returns whether it was.
-    func reapIfClientGone() -> Bool {
-        guard case .probe(let socket) = state.withLock({ $0.sweep() }), ClientSocket.hasClosed(socket) else {
-            return false
-        }
+    /// The socket to look at, for a parked stream (nil: nothing to look at).
+    func sweepProbe() -> Int32? {
+        guard case .probe(let socket) = state.withLock({ $0.sweep() }) else { return nil }
+        return socket
+    }
+
+    /// The sweep found the client behind `sweepProbe()`'s socket gone: ends the stream at once,
+    /// unless it is no longer parked. Returns whether it ended it.
+    func reapClientGone() -> Bool {
         guard state.withLock({ $0.clientGone() }) == .resume else { return false }
         MHD_resume_connection(connection)
         return true

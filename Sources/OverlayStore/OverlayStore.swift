@@ -232,7 +232,12 @@ public final class OverlayStore: Sendable {
         // The directory is free once nothing more is written: a store opened on it next (a
         // restart in the same process) must not wait for this object's last reference to go.
         let lock = lockDescriptor.exchange(-1, ordering: .acquiringAndReleasing)
-        if lock >= 0 { Glibc.close(lock) }
+        guard lock >= 0 else { return }
+        // Unlocked before the close: a process forked at that moment (a test spawning a server,
+        // between its fork and its exec) holds a copy of the descriptor, and a lock that only the
+        // last close released would stay held until that copy went.
+        flock(lock, LOCK_UN)
+        Glibc.close(lock)
     }
 
     private func run() {
