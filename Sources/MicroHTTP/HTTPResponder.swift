@@ -26,8 +26,7 @@ public final class HTTPResponder: @unchecked Sendable {
     /// Where a chunked body starts in libmicrohttpd's buffer, for reading its chunk sizes.
     private var chunkedBodyStart: UnsafePointer<CChar>?
     /// The common headers, found when the head was judged (`headJudged`); until then, none.
-    private var known = overlayd_known_headers()
-    private var knowsHeaders = false
+    private var known: KnownHeaders?
     private(set) var remoteAddress = ""
     /// Whether the connection was ever suspended (and so listed in `HTTPServer.suspended`).
     private(set) var wasSuspended = false
@@ -119,8 +118,7 @@ public final class HTTPResponder: @unchecked Sendable {
     /// The head has been judged and passed: keeps where its common headers are, and where a
     /// chunked body starts in libmicrohttpd's buffer.
     func headJudged(_ head: overlayd_head) {
-        known = head.known
-        knowsHeaders = true
+        known = KnownHeaders(head.known)
         if head.chunked != 0 { chunkedBodyStart = head.body_start }
     }
 
@@ -292,41 +290,11 @@ public final class HTTPResponder: @unchecked Sendable {
     /// when the head was judged (`headJudged`); the rest, and every header of a request refused
     /// before that, are looked up in libmicrohttpd.
     private func lookUp<Result>(_ name: String, _ body: (UnsafeRawBufferPointer?) -> Result) -> Result {
-        if knowsHeaders, let index = HTTPResponder.knownIndex(name) {
-            let found = withUnsafeBytes(of: known.found) { $0[index] }
-            let value = withUnsafeBytes(of: known.value) {
-                $0.load(
-                    fromByteOffset: index * MemoryLayout<UnsafePointer<CChar>?>.stride, as: UnsafePointer<CChar>?.self)
-            }
-            guard found != 0, let value else { return body(nil) }
-            let size = withUnsafeBytes(of: known.size) {
-                $0.load(fromByteOffset: index * MemoryLayout<UInt32>.stride, as: UInt32.self)
-            }
-            return body(UnsafeRawBufferPointer(start: value, count: Int(size)))
-        }
+        if let known, let value = known.value(named: name) { return body(value) }
         guard let value = withCString(name, { MHD_lookup_connection_value(connection, .HEADER_KIND, $0) }) else {
             return body(nil)
         }
         return body(UnsafeRawBufferPointer(start: value, count: strlen(value)))
-    }
-
-    /// The slot of `overlayd_known_headers` for a header name as the service spells it, or nil
-    /// (another spelling is looked up in libmicrohttpd, with the same answer). By length first:
-    /// comparing unequal strings costs a call into the runtime each.
-    private static func knownIndex(_ name: String) -> Int? {
-        switch name.utf8.count {
-        case 4: name == "Host" ? Int(OVERLAYD_KNOWN_HOST.rawValue) : nil
-        case 6: name == "Origin" ? Int(OVERLAYD_KNOWN_ORIGIN.rawValue) : nil
-        case 12: name == "Content-Type" ? Int(OVERLAYD_KNOWN_CONTENT_TYPE.rawValue) : nil
-        case 13:
-            switch name {
-            case "Authorization": Int(OVERLAYD_KNOWN_AUTHORIZATION.rawValue)
-            case "If-None-Match": Int(OVERLAYD_KNOWN_IF_NONE_MATCH.rawValue)
-            case "Last-Event-ID": Int(OVERLAYD_KNOWN_LAST_EVENT_ID.rawValue)
-            default: nil
-            }
-        default: nil
-        }
     }
 
     /// The body decoded as a form, while the handler runs (see `HTTPRequest.formFields()`).

@@ -26,49 +26,7 @@ final class Channel: Sendable {
     /// The device profiles by name, to read a stored device back.
     private let devices: [String: DeviceProfile]
 
-    private struct Waiter {
-        var since: UInt64
-        /// Monotonic nanoseconds after which the waiter gets 304.
-        var deadline: Int64
-        var responder: HTTPResponder
-    }
-
-    private struct State {
-        var engine: OverlayEngine
-        /// The engine deadline the scheduler holds (nil once it fired): only an earlier one is
-        /// handed over (see `conclude`).
-        var scheduled: Instant?
-        var waiters: [Waiter] = []
-        /// The waiter deadline last handed to the scheduler.
-        var waitersScheduled: Int64?
-        var subscribers: [Int: Subscriber] = [:]
-        var nextTicket = 0
-        /// The store sequence of this channel's latest record.
-        var lastSequence: UInt64?
-        /// The current version's overlay JSON, cut for reads to fill in (see `OverlayTemplate`).
-        var template: OverlayTemplate?
-        /// The last `GET /overlay` answer, built once in libmicrohttpd and sent again to reads of
-        /// the same version at the same moment (see `ServiceClock.sharesReading`).
-        var sharedRead: SharedRead?
-        /// Let go by the registry (a channel only readers made, whose readers all left): no
-        /// reader may join it any more; one that tries asks the registry again.
-        var retired = false
-    }
-
-    /// What to do once the lock is released.
-    private struct Effects {
-        /// The overlay after a change, with the readers to tell.
-        var changed: OverlaySnapshot? = nil
-        var answered: [Waiter] = []
-        var subscribers: [Subscriber] = []
-        /// Waiters whose time is up, with the version they see unchanged.
-        var expired: [Waiter] = []
-        var expiredVersion: UInt64 = 0
-        /// The store sequence of this access's changes, or else of the channel's latest ones.
-        var sequence: UInt64? = nil
-    }
-
-    private let state: Mutex<State>
+    private let state: Mutex<ChannelState>
 
     /// A channel with `engine`. `restarted` are the changes of a restart (a channel read back
     /// from the store): they are stored at once, with the whole state of the channel, so that
@@ -86,7 +44,7 @@ final class Channel: Sendable {
         self.store = store
         self.publisher = publisher
         self.devices = devices
-        var initial = State(engine: engine)
+        var initial = ChannelState(engine: engine)
         if let store, let restarted {
             initial.lastSequence = store.submit(ChannelRecord(name: name, engine: engine, changes: restarted))
         }
@@ -125,14 +83,14 @@ final class Channel: Sendable {
     /// under a new version, beyond every one they may have seen; no id given before is given again.
     func rollBack(stored: () throws(StoreError) -> LoadedChannel?) {
         guard let store else { return }
-        let effects = state.withLock { state -> Effects in
+        let effects = state.withLock { state -> ChannelEffects in
             store.discardPending(channel: name)
             let image: LoadedChannel?
             do {
                 image = try stored()
             } catch {
                 Diagnostics.write("overlayd: channel \(name) keeps changes that are not stored: \(error)\n")
-                return Effects()
+                return ChannelEffects()
             }
             let before = state.engine.version
             let waitersBefore = state.waiters.count
@@ -149,7 +107,7 @@ final class Channel: Sendable {
             state.engine = engine
             state.lastSequence = nil
             let changes = state.engine.advance(to: now)
-            var effects = Effects()
+            var effects = ChannelEffects()
             conclude(&state, into: &effects, versionBefore: before, waitersBefore: waitersBefore, changes, now)
             return effects
         }
@@ -219,7 +177,7 @@ final class Channel: Sendable {
         let (joined, current): (Bool, OverlaySnapshot?) = access { state, now in
             if state.retired { return ((false, nil), Changes()) }
             guard state.engine.version == since else { return ((true, state.engine.overlay(at: now)), Changes()) }
-            state.waiters.append(Waiter(since: since, deadline: deadline, responder: responder))
+            state.waiters.append(ChannelWaiter(since: since, deadline: deadline, responder: responder))
             return ((true, nil), Changes())
         }.value
         if let current { responder.respond(encoder.response(current)) }
@@ -299,9 +257,9 @@ final class Channel: Sendable {
     /// what its events changed.
     @discardableResult
     private func access<T, E: Error>(
-        _ body: (inout State, Instant) throws(E) -> (T, Changes)
+        _ body: (inout ChannelState, Instant) throws(E) -> (T, Changes)
     ) throws(E) -> (value: T, sequence: UInt64?) {
-        let (outcome, effects) = state.withLock { state -> (Result<T, E>, Effects) in
+        let (outcome, effects) = state.withLock { state -> (Result<T, E>, ChannelEffects) in
             let before = state.engine.version
             let waitersBefore = state.waiters.count
             let now = clock.now()
@@ -314,7 +272,7 @@ final class Channel: Sendable {
             } catch {
                 outcome = .failure(error)
             }
-            var effects = Effects()
+            var effects = ChannelEffects()
             conclude(&state, into: &effects, versionBefore: before, waitersBefore: waitersBefore, changes, now)
             return (outcome, effects)
         }
@@ -326,8 +284,8 @@ final class Channel: Sendable {
     /// the readers, due waiters get 304, and deadlines that moved go to the scheduler.
     @inline(__always)
     private func conclude(
-        _ state: inout State, into effects: inout Effects, versionBefore before: UInt64, waitersBefore: Int,
-        _ changes: Changes, _ now: Instant
+        _ state: inout ChannelState, into effects: inout ChannelEffects, versionBefore before: UInt64,
+        waitersBefore: Int, _ changes: Changes, _ now: Instant
     ) {
         // Submitted under the lock, so that one channel's records reach the store in order.
         if let store, !changes.isEmpty {
@@ -407,7 +365,7 @@ final class Channel: Sendable {
         }
     }
 
-    private func perform(_ effects: Effects) {
+    private func perform(_ effects: ChannelEffects) {
         if let overlay = effects.changed {
             publisher?.offer(channel: name, version: overlay.version, payload: overlay)
             if !effects.answered.isEmpty {
@@ -437,12 +395,4 @@ final class Channel: Sendable {
         state.withLock { $0.scheduled = nil }
         advanceToNow()
     }
-}
-
-/// A `GET /overlay` answer kept for the reads that follow it: its version and the instant its
-/// moving values were computed at.
-private struct SharedRead {
-    let version: UInt64
-    let at: Instant
-    let response: HTTPResponse
 }

@@ -1,0 +1,56 @@
+import MicroHTTP
+import OverlayEngine
+
+// The values a `Channel` keeps behind its lock and hands out of it (see Channel.swift).
+
+/// A long-poll parked on a channel until its version moves or its time is up.
+struct ChannelWaiter {
+    var since: UInt64
+    /// Monotonic nanoseconds after which the waiter gets 304.
+    var deadline: Int64
+    var responder: HTTPResponder
+}
+
+/// What a channel keeps behind its lock.
+struct ChannelState {
+    var engine: OverlayEngine
+    /// The engine deadline the scheduler holds (nil once it fired): only an earlier one is
+    /// handed over (see `conclude`).
+    var scheduled: Instant?
+    var waiters: [ChannelWaiter] = []
+    /// The waiter deadline last handed to the scheduler.
+    var waitersScheduled: Int64?
+    var subscribers: [Int: Subscriber] = [:]
+    var nextTicket = 0
+    /// The store sequence of this channel's latest record.
+    var lastSequence: UInt64?
+    /// The current version's overlay JSON, cut for reads to fill in (see `OverlayTemplate`).
+    var template: OverlayTemplate?
+    /// The last `GET /overlay` answer, built once in libmicrohttpd and sent again to reads of
+    /// the same version at the same moment (see `ServiceClock.sharesReading`).
+    var sharedRead: SharedRead?
+    /// Let go by the registry (a channel only readers made, whose readers all left): no
+    /// reader may join it any more; one that tries asks the registry again.
+    var retired = false
+}
+
+/// What a channel access leaves to do once the lock is released.
+struct ChannelEffects {
+    /// The overlay after a change, with the readers to tell.
+    var changed: OverlaySnapshot? = nil
+    var answered: [ChannelWaiter] = []
+    var subscribers: [Subscriber] = []
+    /// Waiters whose time is up, with the version they see unchanged.
+    var expired: [ChannelWaiter] = []
+    var expiredVersion: UInt64 = 0
+    /// The store sequence of this access's changes, or else of the channel's latest ones.
+    var sequence: UInt64? = nil
+}
+
+/// A `GET /overlay` answer kept for the reads that follow it: its version and the instant its
+/// moving values were computed at.
+struct SharedRead {
+    let version: UInt64
+    let at: Instant
+    let response: HTTPResponse
+}
