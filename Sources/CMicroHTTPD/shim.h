@@ -288,8 +288,8 @@ static inline enum MHD_Result overlayd_head_visit(
     void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size, const char *value, size_t value_size) {
     (void) kind;
     struct overlayd_head_scan *s = (struct overlayd_head_scan *) cls;
-    overlayd_note_known(s->known, key, key_size, value, value == NULL ? 0 : value_size);
     if (value == NULL) value_size = 0;
+    overlayd_note_known(s->known, key, key_size, value, value_size);
     for (size_t i = 0; i < key_size; i++)
         if (!overlayd_is_tchar((unsigned char) key[i])) overlayd_head_fail(s, OVERLAYD_HEAD_BAD_NAME);
     for (size_t i = 0; i < value_size; i++) {

@@ -160,23 +160,26 @@ public final class HTTPServer: Sendable {
     /// failed. Cheap: one non-blocking peek per parked connection.
     @discardableResult
     public func reapDisconnected() -> Int {
-        var reaped = 0
-        var streamProbes: [(HTTPStream, Int32)] = []
+        enum Parked {
+            case stream(HTTPStream)
+            case reader(HTTPResponder)
+
+            func reapClientGone() -> Bool {
+                switch self {
+                case .stream(let stream): stream.reapClientGone()
+                case .reader(let responder): responder.reapClientGone()
+                }
+            }
+        }
+        var parked: [(Parked, socket: Int32)] = []
         for stream in streams.withLock({ Array($0.values) }) {
-            if let socket = stream.sweepProbe() { streamProbes.append((stream, socket)) }
+            if let socket = stream.sweepProbe() { parked.append((.stream(stream), socket)) }
         }
-        var responderProbes: [(HTTPResponder, Int32)] = []
         for responder in suspended.withLock({ Array($0.values) }) {
-            if let socket = responder.sweepProbe() { responderProbes.append((responder, socket)) }
+            if let socket = responder.sweepProbe() { parked.append((.reader(responder), socket)) }
         }
-        let closed = ClientSocket.closed(streamProbes.map(\.1) + responderProbes.map(\.1))
-        for index in closed {
-            let ended =
-                index < streamProbes.count
-                ? streamProbes[index].0.reapClientGone()
-                : responderProbes[index - streamProbes.count].0.reapClientGone()
-            if ended { reaped += 1 }
-        }
+        var reaped = 0
+        for index in ClientSocket.closed(parked.map(\.socket)) where parked[index].0.reapClientGone() { reaped += 1 }
         return reaped
     }
 

@@ -20,6 +20,8 @@ public struct Header: Hashable, Sendable {
     private final class CStrings: @unchecked Sendable {
         // Unchecked: written once, in init, and only read (by libmicrohttpd, which copies) after.
         let bytes: UnsafeMutablePointer<CChar>
+        /// Where the value starts in `bytes`.
+        let value: UnsafePointer<CChar>
 
         init(_ name: String, _ value: String) {
             var name = name
@@ -35,6 +37,7 @@ public struct Header: Hashable, Sendable {
                 target.advanced(by: nameCount + 1).copyMemory(from: base, byteCount: valueCount)
             }
             bytes[nameCount + valueCount + 1] = 0
+            self.value = UnsafePointer(bytes + (nameCount + 1))
         }
 
         deinit {
@@ -47,7 +50,7 @@ public struct Header: Hashable, Sendable {
         self.value = value
         storage = CStrings(name, value)
         cName = UnsafePointer(storage.bytes)
-        cValue = UnsafePointer(storage.bytes + (name.utf8.count + 1))
+        cValue = storage.value
     }
 
     /// A header of the same name with another value.

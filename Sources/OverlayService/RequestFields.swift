@@ -174,11 +174,7 @@ package struct RequestFields {
         guard header.allSatisfy({ $0 < 0x80 }) else {
             return classify(mediaType(String(decoding: header, as: UTF8.self)))
         }
-        var end = header.firstIndex(of: UInt8(ascii: ";")) ?? header.endIndex
-        var start = header.startIndex
-        while start < end, isBlank(header[start]) { start += 1 }
-        while end > start, isBlank(header[end - 1]) { end -= 1 }
-        let type = UnsafeRawBufferPointer(rebasing: header[start..<end])
+        let type = typeBytes(header)
         /// Whether the type's bytes from `offset` to its end are `name` (in lower case), with
         /// ASCII letters compared without regard to case.
         func equals(_ name: StaticString, at offset: Int = 0) -> Bool {
@@ -213,17 +209,22 @@ package struct RequestFields {
     static func mediaType(_ header: String) -> String {
         var header = header
         return header.withUTF8 { utf8 in
-            var end = utf8.firstIndex(of: UInt8(ascii: ";")) ?? utf8.endIndex
-            var start = utf8.startIndex
-            while start < end, isBlank(utf8[start]) { start += 1 }
-            while end > start, isBlank(utf8[end - 1]) { end -= 1 }
-            let type = String(decoding: UnsafeBufferPointer(rebasing: utf8[start..<end]), as: UTF8.self)
+            let bytes = typeBytes(UnsafeRawBufferPointer(utf8))
+            let type = String(decoding: bytes, as: UTF8.self)
             // Only a type with capitals (or non-ASCII letters) needs the Unicode lower-casing.
-            let isLower = utf8[start..<end].allSatisfy {
-                $0 < UInt8(ascii: "A") || ($0 > UInt8(ascii: "Z") && $0 < 0x80)
-            }
+            let isLower = bytes.allSatisfy { $0 < UInt8(ascii: "A") || ($0 > UInt8(ascii: "Z") && $0 < 0x80) }
             return isLower ? type : type.lowercased()
         }
+    }
+
+    /// A `Content-Type` value's `type/subtype` as it was written: the bytes before any `;`,
+    /// without the blanks around them.
+    private static func typeBytes(_ header: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        var end = header.firstIndex(of: UInt8(ascii: ";")) ?? header.endIndex
+        var start = header.startIndex
+        while start < end, isBlank(header[start]) { start += 1 }
+        while end > start, isBlank(header[end - 1]) { end -= 1 }
+        return UnsafeRawBufferPointer(rebasing: header[start..<end])
     }
 
     /// Fails on any name outside `allowed`: a typo (`progess`) must not be silently ignored. Of

@@ -10,14 +10,20 @@ import Testing
 /// `clock: real` (MODEL §6): timers fire on their own; a reader only polls.
 @Suite("Real clock")
 struct RealClockTests {
+    /// A real-clock server whose shows and hides take `animations` seconds and whose `info`
+    /// messages stay `info` seconds: short, so that a test sees them run on their own.
+    static func server(animations: Double, info: Double) throws -> LiveServer {
+        try LiveServer(clock: .real) {
+            $0.engine.showDuration = .seconds(animations)
+            $0.engine.hideDuration = .seconds(animations)
+            $0.engine.durations[.info] = .seconds(info)
+        }
+    }
+
     /// Shows for 0.05 s, displays for 0.2 s, hides for 0.05 s: a posted message shows, then hides
     /// on its own while the test only reads.
     @Test func messageShowsAndHidesOnItsOwn() throws {
-        let live = try LiveServer(clock: .real) {
-            $0.engine.showDuration = .seconds(0.05)
-            $0.engine.hideDuration = .seconds(0.05)
-            $0.engine.durations[.info] = .seconds(0.2)
-        }
+        let live = try Self.server(animations: 0.05, info: 0.2)
         // With the real clock versions start at the wall-clock microseconds.
         let first = try #require(live.overlay()["version"]?.int)
         #expect(first > 1_700_000_000_000_000)
@@ -59,11 +65,7 @@ struct RealClockTests {
     /// reaches nothing, and hands over the next. Each of a run of immediate messages ends when its
     /// own time is up, not at an older message's end and not much later.
     @Test func deadlinesThatMoveLaterStillFire() throws {
-        let live = try LiveServer(clock: .real) {
-            $0.engine.showDuration = .seconds(0.05)
-            $0.engine.hideDuration = .seconds(0.05)
-            $0.engine.durations[.info] = .seconds(0.15)
-        }
+        let live = try Self.server(animations: 0.05, info: 0.15)
         #expect(try live.request("POST", "/messages", body: "first").status == 202)
         usleep(100_000)
         // Replaces the first during its display: its end (0.45 s on) is later than the first's.
@@ -124,11 +126,7 @@ struct RealClockTests {
 
     /// A queued message replaces the shown one on its own when its time ends.
     @Test func queueAdvancesOnItsOwn() throws {
-        let live = try LiveServer(clock: .real) {
-            $0.engine.showDuration = .seconds(0.02)
-            $0.engine.hideDuration = .seconds(0.02)
-            $0.engine.durations[.info] = .seconds(0.1)
-        }
+        let live = try Self.server(animations: 0.02, info: 0.1)
         #expect(try live.request("POST", "/messages", body: "one").status == 202)
         #expect(try live.request("POST", "/messages", body: "two").status == 202)
         let start = MonotonicSeconds.now()
