@@ -2,7 +2,7 @@
  * baseline alike (only HTTP on 127.0.0.1:PORT).
  *
  *   fanout longpoll --port P [--conns 1000] [--rounds 20] [--settle-ms 300] [--wait 25]
- *                   [--round-timeout-ms 10000] [--keepalive-control 0|1]
+ *                   [--round-timeout-ms 10000] [--keepalive-control 0|1] [--server-pid PID]
  *       K keep-alive connections each park `GET /overlay?wait=W&since=V` (and If-None-Match
  *       W/"V") with the current version V; after a settle delay one `POST /messages` goes out on
  *       another connection. A round's figure is the time from sending that POST to the last of
@@ -16,6 +16,10 @@
  *   fanout startup --port P [--path /overlay] [--rss-after-ms 500] -- COMMAND ARGS...
  *       runs COMMAND, measures from just before fork/exec to the first 200 answer on PATH, then
  *       after a pause reads VmRSS of the process, and stops it (SIGTERM).
+ *
+ * --server-pid PID (long-poll and SSE): also the server's CPU time in each round, from the POST to
+ * the last answer, all its threads, user and kernel (`server_cpu_median_ms`, `server_cpu_ms`):
+ * what a fan-out costs the server, steadier than the round's wall-clock time.
  *
  * Output: `key value` lines on stdout (`status ok`, `median_ms`, `worst_ms`, `samples_ms`,
  * `stalled_rounds`, `stall_note`, ...). A round not complete after --round-timeout-ms is a stall:
@@ -31,6 +35,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -306,6 +311,32 @@ static int exchange(struct conn *c, const char *request, int timeout_ms) {
 
 static int control_timeout_ms = 2000;
 static int keepalive_control = 0;
+/* --server-pid: the server's CPU time during each round (from the POST to the last answer), from
+ * the per-thread run times in /proc/PID/task/x/schedstat (nanoseconds, every thread, user and
+ * kernel). Less noisy than the round's wall-clock time: what the fan-out cost the server. */
+static int server_pid = 0;
+static double *cpu_samples = NULL;
+
+static int64_t server_cpu_ns(void) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", server_pid);
+    DIR *tasks = opendir(path);
+    if (!tasks) return 0;
+    int64_t sum = 0;
+    struct dirent *task;
+    while ((task = readdir(tasks))) {
+        if (task->d_name[0] == '.') continue;
+        char stat[320];
+        snprintf(stat, sizeof stat, "/proc/%d/task/%s/schedstat", server_pid, task->d_name);
+        FILE *f = fopen(stat, "r");
+        if (!f) continue;
+        long long ran = 0;
+        if (fscanf(f, "%lld", &ran) == 1) sum += ran;
+        fclose(f);
+    }
+    closedir(tasks);
+    return sum;
+}
 static int round_timeout_ms = 10000;
 static int stalls = 0;
 static char stall_note[256];
@@ -370,6 +401,14 @@ static void report(double *samples, int n) {
     printf("status ok\nmedian_ms %.3f\nworst_ms %.3f\nbest_ms %.3f\nsamples_ms", median, sorted[n - 1], sorted[0]);
     for (int i = 0; i < n; i++) printf(" %.3f", samples[i]);
     printf("\n");
+    if (server_pid) {
+        memcpy(sorted, cpu_samples, sizeof sorted);
+        qsort(sorted, (size_t) n, sizeof *sorted, compare_double);
+        printf("server_cpu_median_ms %.3f\n", n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2);
+        printf("server_cpu_ms");
+        for (int i = 0; i < n; i++) printf(" %.3f", cpu_samples[i]);
+        printf("\n");
+    }
 }
 
 static void not_implemented(const char *reason) {
@@ -509,6 +548,7 @@ static void settle(int epoll, int settle_ms, void (*ready)(int, void *), struct 
 static int measure_round(struct conn *control, int epoll, void (*ready)(int, void *), struct round_state *s,
                          int round, double *samples) {
     s->measuring = 1;
+    int64_t cpu0 = server_pid ? server_cpu_ns() : 0;
     int64_t t0 = now_ns();
     send_post(control);
     int64_t deadline = t0 + (int64_t) round_timeout_ms * 1000000;
@@ -520,6 +560,7 @@ static int measure_round(struct conn *control, int epoll, void (*ready)(int, voi
         return 0;
     }
     samples[round] = (double) (s->last_ns - t0) / 1e6;
+    if (server_pid) cpu_samples[round] = (double) (server_cpu_ns() - cpu0) / 1e6;
     return 1;
 }
 
@@ -531,6 +572,7 @@ static int run_longpoll(int k, int rounds, int settle_ms, int wait_s) {
     int epoll = epoll_create1(0);
     struct conn *conns = open_many(k, epoll, 0);
     double *samples = calloc((size_t) rounds, sizeof *samples);
+    cpu_samples = calloc((size_t) rounds, sizeof *cpu_samples);
     int non_200 = 0;
     for (int round = 0; round < rounds; round++) {
         long long v = current_version(control, round);
@@ -621,6 +663,7 @@ static int run_sse(int k, int rounds, int settle_ms) {
     struct conn *conns = open_many(k, epoll, 1);
     open_streams(conns, k);
     double *samples = calloc((size_t) rounds, sizeof *samples);
+    cpu_samples = calloc((size_t) rounds, sizeof *cpu_samples);
     long *before = calloc((size_t) k, sizeof *before);
     char *counted = calloc((size_t) k, 1);
     for (int round = 0; round < rounds; round++) {
@@ -714,7 +757,7 @@ static int run_startup(const char *path, int rss_after_ms, char **command) {
 
 static void usage(void) {
     fprintf(stderr, "usage: fanout longpoll|sse --port P [--conns K] [--rounds R] [--settle-ms MS] [--wait S]\n"
-                    "                            [--round-timeout-ms MS] [--keepalive-control 0|1]\n"
+                    "                            [--round-timeout-ms MS] [--keepalive-control 0|1] [--server-pid PID]\n"
                     "                            [--stream-port Q]... [--stream-path PATH] (sse)\n"
                     "       fanout startup --port P [--path /overlay] [--rss-after-ms MS] -- COMMAND ARGS...\n");
     exit(2);
@@ -742,6 +785,7 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--path") == 0) path = argv[++i];
         else if (strcmp(argv[i], "--rss-after-ms") == 0) rss_after_ms = atoi(argv[++i]);
         else if (strcmp(argv[i], "--keepalive-control") == 0) keepalive_control = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--server-pid") == 0) server_pid = atoi(argv[++i]);
         else if (strcmp(argv[i], "--round-timeout-ms") == 0) round_timeout_ms = atoi(argv[++i]);
         else if (strcmp(argv[i], "--stream-port") == 0 && stream_port_count < MAX_STREAM_PORTS)
             stream_ports[stream_port_count++] = atoi(argv[++i]);
