@@ -74,7 +74,8 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "OverlayEngineTests", dependencies: ["OverlayEngine", "TestSupport"], swiftSettings: strict),
         // The responder's and the stream's state machines, driven without sockets.
-        .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "MicroHTTPTests", dependencies: ["MicroHTTP", "Platform", "TestSupport"], swiftSettings: strict),
         // The client and its commands against the built `overlayd` binary as a child process (and
         // `watch` under tmux), never through the server's modules; the client through both
         // transports.

@@ -13,6 +13,9 @@ import Synchronization
 public final class HTTPResponder: @unchecked Sendable {
     enum Reply {
         case full(HTTPResponse)
+        /// A response built once for many connections (`HTTPResponse.prepare()`), carried as its
+        /// one shared object.
+        case prepared(status: Int, PreparedResponse)
         case stream(status: Int, headers: [Header], HTTPStream)
     }
 
@@ -28,8 +31,10 @@ public final class HTTPResponder: @unchecked Sendable {
     /// The common headers, found when the head was judged (`headJudged`); until then, none.
     private var known: KnownHeaders?
     private(set) var remoteAddress = ""
-    /// Whether the connection was ever suspended (and so listed in `HTTPServer.suspended`).
+    /// Whether the connection was ever suspended.
     private(set) var wasSuspended = false
+    /// Where the responder is listed in `HTTPServer.suspended`, from its suspension to its answer.
+    private var listing: SuspendedResponders.Ticket?
     /// The connection's socket, looked up when it was suspended.
     private var suspendedSocket: Int32 = -1
     /// What was queued, for the access record; a stream's bytes are counted by the stream.
@@ -56,7 +61,14 @@ public final class HTTPResponder: @unchecked Sendable {
 
     /// Answers the request. Only the first answer counts.
     public func respond(_ response: HTTPResponse) {
-        answer(.full(response))
+        // A fan-out hands one prepared answer to thousands of responders from one thread while
+        // the pool threads queue and drop it: every reference taken or dropped is a write to a
+        // line they all share, so it travels as one reference rather than three.
+        if let prepared = response.prepared {
+            answer(.prepared(status: response.status, prepared))
+        } else {
+            answer(.full(response))
+        }
     }
 
     /// Answers with a body of unknown length that the caller writes as it goes (Server-Sent
@@ -172,7 +184,7 @@ public final class HTTPResponder: @unchecked Sendable {
             return queue(reply, on: connection) == .YES
         case .suspend:
             wasSuspended = true
-            server.suspended.withLock { $0[ObjectIdentifier(self)] = self }
+            listing = server.suspended.list(self)
             let socket = ClientSocket.descriptor(of: connection)
             suspendedSocket = socket
             MHD_suspend_connection(connection)
@@ -194,12 +206,16 @@ public final class HTTPResponder: @unchecked Sendable {
     }
 
     private func queue(_ reply: Reply, on connection: OpaquePointer) -> MHD_Result {
-        if wasSuspended { server.suspended.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(self)) } }
+        unlist()
         switch reply {
         case .full(let response):
             sentStatus = response.status
             sentBytes = response.body.count
             return queue(response, on: connection)
+        case .prepared(let status, let prepared):
+            sentStatus = status
+            sentBytes = prepared.body.count
+            return queue(prepared, status: status, on: connection)
         case .stream(let status, let headers, let stream):
             sentStatus = status
             // libmicrohttpd 0.9.75 sends a chunked body's last chunk ("0\r\n\r\n") even to HEAD,
@@ -214,21 +230,32 @@ public final class HTTPResponder: @unchecked Sendable {
     }
 
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+        if let prepared = response.prepared { return queue(prepared, status: response.status, on: connection) }
+        return queue(status: response.status, headers: response.headers, body: response.body, on: connection)
+    }
+
+    private func queue(_ prepared: PreparedResponse, status: Int, on connection: OpaquePointer) -> MHD_Result {
         let perOrigin = originHeaders(connection)
         // A prepared response is shared by every connection that sends it: headers for one
         // request's origin cannot go into it, so such an answer is built afresh.
-        if let prepared = response.prepared, perOrigin.isEmpty,
-            let pointer = prepared.pointer(adding: server.responseHeaders)
-        {
-            // libmicrohttpd counts the connections using it; ours is released when the last
-            // HTTPResponse holding it goes.
-            return MHD_queue_response(connection, UInt32(response.status), pointer)
+        // Built already (the usual case): the server's shared header list is not even retained.
+        if perOrigin.isEmpty, let pointer = prepared.built ?? prepared.pointer(adding: server.responseHeaders) {
+            // libmicrohttpd counts the connections using it; ours is released with the
+            // PreparedResponse.
+            return MHD_queue_response(connection, UInt32(status), pointer)
         }
-        let created = response.body.withUnsafeBytes { bytes in
+        return queue(status: status, headers: prepared.headers, body: prepared.body, perOrigin, on: connection)
+    }
+
+    /// Builds the response for this connection and queues it.
+    private func queue(
+        status: Int, headers: [Header], body: [UInt8], _ perOrigin: [Header]? = nil, on connection: OpaquePointer
+    ) -> MHD_Result {
+        let created = body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(
                 bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
         }
-        return queue(created, status: response.status, headers: response.headers, perOrigin, on: connection)
+        return queue(created, status: status, headers: headers, perOrigin ?? originHeaders(connection), on: connection)
     }
 
     /// A streamed body: libmicrohttpd pulls it through `HTTPStream.read`, and releases the stream
@@ -271,10 +298,11 @@ public final class HTTPResponder: @unchecked Sendable {
     }
 
     /// The server's headers for this request's `Origin` (none without one, or when none depend
-    /// on it). Looked up when the answer is queued: the server's own refusals get them too.
+    /// on it). Looked up when the answer is queued: the server's own refusals get them too. The
+    /// header is looked at first: a request without one never touches the server's shared closure.
     private func originHeaders(_ connection: OpaquePointer) -> [Header] {
-        guard let headersFor = server.originHeaders,
-            let origin = lookUp("Origin", { $0.map { String(decoding: $0, as: UTF8.self) } })
+        guard let origin = lookUp("Origin", { $0.map { String(decoding: $0, as: UTF8.self) } }),
+            let headersFor = server.originHeaders
         else { return [] }
         return headersFor(origin)
     }
@@ -368,6 +396,13 @@ public final class HTTPResponder: @unchecked Sendable {
         }
         server.streams.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(streamed)) }
         return (sentStatus, streamed.bytesSent)
+    }
+
+    /// Takes the responder off `HTTPServer.suspended`: it has its answer, or the request is over.
+    func unlist() {
+        guard let listing else { return }
+        server.suspended.unlist(listing)
+        self.listing = nil
     }
 
     func record(status: Int, bytes: Int) -> AccessRecord {

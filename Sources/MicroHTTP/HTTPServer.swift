@@ -15,12 +15,14 @@ import Synchronization
 public final class HTTPServer: Sendable {
     public typealias Handler = @Sendable (HTTPRequest, HTTPResponder) -> Void
     public typealias AccessObserver = @Sendable (AccessRecord) -> Void
+    public typealias StatusObserver = @Sendable (Int) -> Void
 
     /// Bytes of an over-long body read and dropped before the connection is closed instead.
     static let discardLimit = 1 << 20
 
     let handler: Handler
     let observer: AccessObserver?
+    let statusObserver: StatusObserver?
     /// The application's wording of the answers the server gives by itself.
     let refusals: @Sendable (HTTPRefusal) -> HTTPResponse
     let responseHeaders: [Header]
@@ -32,8 +34,9 @@ public final class HTTPServer: Sendable {
     private let boundPort = Atomic<Int>(0)
     /// Connections answered after a suspension, until their next request starts.
     let resumeWatch = ResumedConnectionWatch()
-    /// Requests between their first byte and their completion.
-    let inFlight = Atomic<Int>(0)
+    /// Requests between their first byte and their completion (counted per thread: every
+    /// request counts twice, from every pool thread).
+    let inFlight = ShardedCounters(count: 1)
     /// Set by `beginDraining`: requests that start from then on are refused.
     private let draining = Atomic(false)
     /// Whether libmicrohttpd keeps the raw request head where the head checks can see it.
@@ -41,7 +44,7 @@ public final class HTTPServer: Sendable {
     /// Whether the access log wants each peer's address (looked up as the request completes).
     let recordsAddresses: Bool
     /// Responders waiting with a suspended connection, answered 503 when the server stops.
-    let suspended = Mutex([ObjectIdentifier: HTTPResponder]())
+    let suspended = SuspendedResponders()
     /// Streams being sent, ended when the server stops.
     let streams = Mutex([ObjectIdentifier: HTTPStream]())
     /// The port the server listens on.
@@ -50,9 +53,15 @@ public final class HTTPServer: Sendable {
     /// The version of the libmicrohttpd in use ("0.9.75").
     public static var libraryVersion: String { String(cString: MHD_get_version()) }
 
-    public init(options: HTTPServerOptions, handler: @escaping Handler, observer: AccessObserver? = nil) throws {
+    /// `statusObserver` learns the status of every finished request (0 if none was sent);
+    /// `observer` gets the whole record, built only when there is one (the access log).
+    public init(
+        options: HTTPServerOptions, handler: @escaping Handler, statusObserver: StatusObserver? = nil,
+        observer: AccessObserver? = nil
+    ) throws {
         self.handler = handler
         self.observer = observer
+        self.statusObserver = statusObserver
         self.refusals = options.refusals
         self.responseHeaders = options.responseHeaders
         self.originHeaders = options.originHeaders
@@ -123,7 +132,7 @@ public final class HTTPServer: Sendable {
     @discardableResult
     public func waitUntilIdle(grace: Double) -> Bool {
         let deadline = MonotonicClock.nanoseconds() + Int64(grace * 1e9)
-        while inFlight.load(ordering: .relaxed) > 0 {
+        while inFlight.value() > 0 {
             if MonotonicClock.nanoseconds() >= deadline { return false }
             usleep(2_000)
         }
@@ -141,7 +150,7 @@ public final class HTTPServer: Sendable {
                 return daemon
             })?.pointer
         else { return }
-        let waiting = suspended.withLock { Array($0.values) }
+        let waiting = suspended.all
         for stream in streams.withLock({ Array($0.values) }) {
             stream.end()
         }
@@ -175,7 +184,7 @@ public final class HTTPServer: Sendable {
         for stream in streams.withLock({ Array($0.values) }) {
             if let socket = stream.sweepProbe() { parked.append((.stream(stream), socket)) }
         }
-        for responder in suspended.withLock({ Array($0.values) }) {
+        for responder in suspended.all {
             if let socket = responder.sweepProbe() { parked.append((.reader(responder), socket)) }
         }
         var reaped = 0
@@ -205,8 +214,8 @@ public final class HTTPServer: Sendable {
                 server: self, connection: connection,
                 method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/")
             slot.pointee = Unmanaged.passRetained(responder).toOpaque()
-            inFlight.add(1, ordering: .relaxed)
-            if resumeWatch.isWatching { resumeWatch.unwatch(ClientSocket.descriptor(of: connection)) }
+            inFlight.add(1)
+            resumeWatch.unwatch(socketOf: connection)
             if draining.load(ordering: .acquiring) {
                 // Answered on the first call: libmicrohttpd then closes the connection after it.
                 return responder.refuse(connection, .stopping) ? .YES : .NO
@@ -265,10 +274,9 @@ public final class HTTPServer: Sendable {
         slot.pointee = nil
         let responder = Unmanaged<HTTPResponder>.fromOpaque(existing).takeRetainedValue()
         let (status, bytes) = responder.finish()
-        inFlight.subtract(1, ordering: .relaxed)
-        if responder.wasSuspended {
-            suspended.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(responder)) }
-        }
+        inFlight.add(-1)
+        responder.unlist()
+        statusObserver?(status)
         if let observer {
             if recordsAddresses { responder.recordAddress(connection) }
             observer(responder.record(status: status, bytes: bytes))

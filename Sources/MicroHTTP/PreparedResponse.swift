@@ -6,20 +6,23 @@ import Synchronization
 /// Built when it is first sent, with the sending server's `responseHeaders` added: a prepared
 /// response belongs to one server (the first to send it).
 final class PreparedResponse: Sendable {
-    private let headers: [Header]
-    private let body: [UInt8]
+    let headers: [Header]
+    let body: [UInt8]
     /// The libmicrohttpd response's address once built (0 before): read with one atomic load.
-    private let built = Atomic<Int>(0)
+    private let address = Atomic<Int>(0)
 
     init(_ response: HTTPResponse) {
         headers = response.headers
         body = response.body
     }
 
+    /// The built response, if it has been built.
+    var built: OpaquePointer? { OpaquePointer(bitPattern: address.load(ordering: .acquiring)) }
+
     /// The built response, building it on the first call. Two threads that race here both build;
     /// one keeps its response and the other destroys its own.
     func pointer(adding serverHeaders: [Header]) -> OpaquePointer? {
-        if let existing = OpaquePointer(bitPattern: built.load(ordering: .acquiring)) { return existing }
+        if let existing = built { return existing }
         let created = body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(
                 bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
@@ -27,7 +30,7 @@ final class PreparedResponse: Sendable {
         guard let created else { return nil }
         Header.add(headers, to: created)
         Header.add(serverHeaders, to: created)
-        let (stored, winner) = built.compareExchange(
+        let (stored, winner) = address.compareExchange(
             expected: 0, desired: Int(bitPattern: created), ordering: .acquiringAndReleasing)
         if stored { return created }
         MHD_destroy_response(created)
@@ -35,6 +38,6 @@ final class PreparedResponse: Sendable {
     }
 
     deinit {
-        if let pointer = OpaquePointer(bitPattern: built.load(ordering: .acquiring)) { MHD_destroy_response(pointer) }
+        if let pointer = built { MHD_destroy_response(pointer) }
     }
 }

@@ -29,11 +29,23 @@ final class ResumedConnectionWatch: Sendable {
     static let graceNanoseconds: Int64 = 100_000_000
     static let tickMilliseconds: Int32 = 20
 
-    private let watched = Mutex(
-        WatchedSockets(
-            grace: ResumedConnectionWatch.graceNanoseconds, limit: ResumedConnectionWatch.watchNanoseconds))
-    /// How many are watched, read without the lock on every request's first call.
-    private let count = Atomic(0)
+    /// The watches, one set per thread (`ThreadShard`). A connection's answers and its next
+    /// requests all reach the server on the one pool thread that owns it, so watch and unwatch
+    /// take that thread's own lock: a fan-out's answers, thousands a second from every pool thread,
+    /// do not fight over one lock and one count.
+    private final class Shard: Sendable {
+        let watched = Mutex(
+            WatchedSockets(
+                grace: ResumedConnectionWatch.graceNanoseconds, limit: ResumedConnectionWatch.watchNanoseconds))
+        /// How many are watched, read without the lock on every request's first call.
+        let count = Atomic(0)
+        /// Keeps the next shard's lock and count off this one's cache line.
+        private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+    }
+
+    private let shards = (0..<ThreadShard.count).map { _ in Shard() }
+    /// The same shards, reached without a retain and a release of each.
+    private let unretained: [Unmanaged<Shard>]
     private let stopped = Atomic(false)
     private let thread = Mutex<pthread_t?>(nil)
     /// A byte written here wakes the thread: a first connection to watch, or the stop.
@@ -41,6 +53,7 @@ final class ResumedConnectionWatch: Sendable {
     private let wakeWrite: Int32
 
     init() {
+        unretained = shards.map { Unmanaged.passUnretained($0) }
         var ends: [Int32] = [-1, -1]
         if pipe(&ends) == 0 {
             _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
@@ -56,26 +69,34 @@ final class ResumedConnectionWatch: Sendable {
         if wakeWrite >= 0 { close(wakeWrite) }
     }
 
-    /// Whether any connection is watched (cheap: for the request path).
-    var isWatching: Bool { count.load(ordering: .relaxed) > 0 }
+    /// Whether any connection is watched.
+    private var isWatching: Bool { shards.contains { $0.count.load(ordering: .relaxed) > 0 } }
 
-    /// Watches `socket` until its next request starts (`unwatch`), or for 30 s.
+    /// Watches `socket` until its next request starts (`unwatch`), or for 30 s. Called on the
+    /// thread that serves the socket's connection.
     func watch(_ socket: Int32) {
         guard socket >= 0 else { return }
-        let wasEmpty = watched.withLock { watched -> Bool in
-            let wasEmpty = watched.count == 0
-            watched.watch(socket, at: MonotonicClock.nanoseconds())
-            count.store(watched.count, ordering: .relaxed)
-            return wasEmpty
+        let wasEmpty = unretained[ThreadShard.current]._withUnsafeGuaranteedRef { shard in
+            shard.watched.withLock { watched -> Bool in
+                let wasEmpty = watched.count == 0
+                watched.watch(socket, at: MonotonicClock.nanoseconds())
+                shard.count.store(watched.count, ordering: .relaxed)
+                return wasEmpty
+            }
         }
         if wasEmpty { wake() }
     }
 
-    /// A request started on `socket`: libmicrohttpd is reading it.
-    func unwatch(_ socket: Int32) {
-        watched.withLock { watched in
-            guard watched.unwatch(socket) else { return }
-            count.store(watched.count, ordering: .relaxed)
+    /// A request started on `connection`, on the thread that serves it: libmicrohttpd is reading
+    /// it. Cheap when this thread watches nothing (one load, no lock, no socket looked up).
+    func unwatch(socketOf connection: OpaquePointer) {
+        unretained[ThreadShard.current]._withUnsafeGuaranteedRef { shard in
+            guard shard.count.load(ordering: .relaxed) > 0 else { return }
+            let socket = ClientSocket.descriptor(of: connection)
+            shard.watched.withLock { watched in
+                guard watched.unwatch(socket) else { return }
+                shard.count.store(watched.count, ordering: .relaxed)
+            }
         }
     }
 
@@ -123,29 +144,33 @@ final class ResumedConnectionWatch: Sendable {
             }
             if stopped.load(ordering: .acquiring) { break }
             let now = MonotonicClock.nanoseconds()
-            let sockets = watched.withLock { watched -> [Int32] in
-                let sockets = watched.due(at: now)
-                count.store(watched.count, ordering: .relaxed)
-                return sockets
+            for shard in shards { look(at: shard, now: now) }
+        }
+    }
+
+    private func look(at shard: Shard, now: Int64) {
+        let sockets = shard.watched.withLock { watched -> [Int32] in
+            let sockets = watched.due(at: now)
+            shard.count.store(watched.count, ordering: .relaxed)
+            return sockets
+        }
+        var one: Int32 = 1
+        var closed: [Int32] = []
+        for socket in sockets {
+            let unread = overlayd_unread_bytes(socket)
+            if unread > 0 {
+                _ = setsockopt(socket, SOL_SOCKET, SO_RCVLOWAT, &one, socklen_t(MemoryLayout<Int32>.size))
+            } else if unread < 0 {
+                closed.append(socket)
             }
-            var one: Int32 = 1
-            var closed: [Int32] = []
-            for socket in sockets {
-                let unread = overlayd_unread_bytes(socket)
-                if unread > 0 {
-                    _ = setsockopt(socket, SOL_SOCKET, SO_RCVLOWAT, &one, socklen_t(MemoryLayout<Int32>.size))
-                } else if unread < 0 {
-                    closed.append(socket)
-                }
-            }
-            // A connection that closed has no next request: without this its socket number would
-            // be looked at every tick for the rest of its 30 s (after 10,000 long-polls closed,
-            // half a million failing system calls a second, half of the server's time).
-            if !closed.isEmpty {
-                watched.withLock { watched in
-                    watched.closed(closed)
-                    count.store(watched.count, ordering: .relaxed)
-                }
+        }
+        // A connection that closed has no next request: without this its socket number would be
+        // looked at every tick for the rest of its 30 s (after 10,000 long-polls closed, half a
+        // million failing system calls a second, half of the server's time).
+        if !closed.isEmpty {
+            shard.watched.withLock { watched in
+                watched.closed(closed)
+                shard.count.store(watched.count, ordering: .relaxed)
             }
         }
     }

@@ -8,8 +8,13 @@
 struct WatchedSockets {
     let grace: Int64
     let limit: Int64
-    /// Socket → when its current watch began.
-    private var since: [Int32: Int64] = [:]
+    /// When each socket's current watch began, indexed by socket number (`notWatched` if none).
+    /// Socket numbers are small and dense: an array costs no hashing and no probing, on every
+    /// answer after a suspension and every next request.
+    private var since: [Int64] = []
+    private static let notWatched = Int64.min
+    /// How many sockets are watched.
+    private(set) var count = 0
     /// The watches in the order they began, from `head` on: each is looked at once its grace is
     /// over, and moved to `due` if it still stands.
     private var began: [(socket: Int32, since: Int64)] = []
@@ -22,18 +27,33 @@ struct WatchedSockets {
         self.limit = limit
     }
 
-    /// How many sockets are watched.
-    var count: Int { since.count }
-
     mutating func watch(_ socket: Int32, at now: Int64) {
-        since[socket] = now
+        let index = Int(socket)
+        guard index >= 0 else { return }
+        if index >= since.count {
+            since.append(
+                contentsOf: repeatElement(Self.notWatched, count: max(index + 1, since.count * 2) - since.count))
+        }
+        if since[index] == Self.notWatched { count += 1 }
+        since[index] = now
         began.append((socket, now))
     }
 
     /// Its next request started; `false` if it was not watched.
     @discardableResult
     mutating func unwatch(_ socket: Int32) -> Bool {
-        since.removeValue(forKey: socket) != nil
+        let index = Int(socket)
+        guard index >= 0, index < since.count, since[index] != Self.notWatched else { return false }
+        since[index] = Self.notWatched
+        count -= 1
+        return true
+    }
+
+    /// When `socket`'s current watch began, if it is watched.
+    private func watchBegan(_ socket: Int32) -> Int64? {
+        let index = Int(socket)
+        guard index >= 0, index < since.count, since[index] != Self.notWatched else { return nil }
+        return since[index]
     }
 
     /// The sockets whose watch is past its grace and stands at `now`; watches that ended
@@ -41,7 +61,7 @@ struct WatchedSockets {
     mutating func due(at now: Int64) -> [Int32] {
         while head < began.count, began[head].since <= now - grace {
             let (socket, began) = began[head]
-            if since[socket] == began { due[socket] = began }
+            if watchBegan(socket) == began { due[socket] = began }
             head += 1
         }
         if head == began.count {
@@ -53,11 +73,11 @@ struct WatchedSockets {
         }
         var sockets: [Int32] = []
         for (socket, began) in due {
-            if since[socket] != began {
+            if watchBegan(socket) != began {
                 due[socket] = nil
             } else if began + limit <= now {
                 due[socket] = nil
-                since[socket] = nil
+                unwatch(socket)
             } else {
                 sockets.append(socket)
             }
@@ -69,8 +89,8 @@ struct WatchedSockets {
     /// was watched again since (a new connection).
     mutating func closed(_ sockets: [Int32]) {
         for socket in sockets {
-            if let began = due.removeValue(forKey: socket), since[socket] == began {
-                since[socket] = nil
+            if let began = due.removeValue(forKey: socket), watchBegan(socket) == began {
+                unwatch(socket)
             }
         }
     }

@@ -1,32 +1,20 @@
 import OverlayEngine
 import OverlayPublisher
-import Synchronization
+import Platform
 
 /// Counters for `GET /metrics`, in the Prometheus text format.
 final class Metrics: Sendable {
-    /// One counter per status 0 and 100…599, so that counting a response takes no lock.
-    private final class Counter: Sendable {
-        let value = Atomic<UInt64>(0)
-    }
-
-    private let responses: [Counter] = (0..<501).map { _ in Counter() }
-    /// The same counters, reached without a retain and a release of each: every response counts
-    /// one, on every thread, and a shared reference count is a cache line two threads fight over.
-    /// `responses` keeps them alive as long as this.
-    private let unretained: [Unmanaged<Counter>]
-    private let posted = Atomic<UInt64>(0)
-
-    init() {
-        unretained = responses.map { Unmanaged.passUnretained($0) }
-    }
+    /// Counter 0 counts messages posted; 1 + n counts responses with status 0 (none sent) and
+    /// 100…599 (n = 0 and status − 99). Per thread: every response counts one, from every pool
+    /// thread, and one shared counter is a cache line they would all fight over.
+    private let counters = ShardedCounters(count: 502)
 
     func messagePosted() {
-        posted.add(1, ordering: .relaxed)
+        counters.add(1, to: 0)
     }
 
     func responded(status: Int) {
-        let index = (100...599).contains(status) ? status - 99 : 0
-        _ = unretained[index]._withUnsafeGuaranteedRef { $0.value.add(1, ordering: .relaxed) }
+        counters.add(1, to: 1 + ((100...599).contains(status) ? status - 99 : 0))
     }
 
     func render(
@@ -38,15 +26,15 @@ final class Metrics: Sendable {
             # TYPE overlayd_http_responses_total counter
 
             """
-        for (index, counter) in responses.enumerated() {
-            let count = counter.value.load(ordering: .relaxed)
+        for index in 0...500 {
+            let count = counters.value(1 + index)
             guard count > 0 else { continue }
             text += "overlayd_http_responses_total{status=\"\(index == 0 ? 0 : index + 99)\"} \(count)\n"
         }
         text += """
             # HELP overlayd_messages_posted_total Messages accepted as new (202).
             # TYPE overlayd_messages_posted_total counter
-            overlayd_messages_posted_total \(posted.load(ordering: .relaxed))
+            overlayd_messages_posted_total \(counters.value(0))
             # HELP overlayd_queue_length Messages waiting, by channel.
             # TYPE overlayd_queue_length gauge
 

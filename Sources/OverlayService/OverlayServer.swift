@@ -30,7 +30,8 @@ public final class OverlayServer: Sendable {
         options.responseHeaders = service.guardian.crossOrigin.responseHeaders
         options.originHeaders = service.guardian.crossOrigin.originHeaders
         options.refusals = { APIError($0).response }
-        let log = configuration.accessLog
+        var log: HTTPServer.AccessObserver?
+        if configuration.accessLog { log = { @Sendable record in AccessLog.write(record) } }
         let metrics = service.metrics
         do {
             http = try HTTPServer(
@@ -38,10 +39,8 @@ public final class OverlayServer: Sendable {
                 handler: { request, responder in
                     service.handle(request, responder)
                 },
-                observer: { record in
-                    metrics.responded(status: record.status)
-                    if log { AccessLog.write(record) }
-                })
+                statusObserver: { status in metrics.responded(status: status) },
+                observer: log)
         } catch {
             service.shutdown()
             throw error

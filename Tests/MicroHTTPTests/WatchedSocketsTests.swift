@@ -87,4 +87,25 @@ struct WatchedSocketsTests {
         #expect(Self.due(&watched, 30_160 * Self.ms).isEmpty)
         #expect(watched.count == 0)
     }
+
+    /// Socket numbers index the bookkeeping directly: a high one grows it, one never watched (or
+    /// beyond what was ever watched, or negative) is not watched, and watching a socket twice
+    /// counts it once.
+    @Test func socketNumbersHighAndStrange() {
+        var watched = watch()
+        watched.watch(50_000, at: 0)
+        watched.watch(2, at: 0)
+        watched.watch(2, at: 10 * Self.ms)
+        watched.watch(-1, at: 0)
+        #expect(watched.count == 2)
+        let neverWatched = watched.unwatch(3)
+        let beyond = watched.unwatch(90_000)
+        let negative = watched.unwatch(-1)
+        #expect(!neverWatched && !beyond && !negative)
+        #expect(Set(Self.due(&watched, 200 * Self.ms)) == [2, 50_000])
+        let high = watched.unwatch(50_000)
+        #expect(high)
+        #expect(watched.count == 1)
+        #expect(Self.due(&watched, 220 * Self.ms) == [2])
+    }
 }

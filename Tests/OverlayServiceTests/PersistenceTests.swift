@@ -282,7 +282,7 @@ struct PersistenceTests {
             }
             locked.store(true, ordering: .releasing)
             let start = ContinuousClock.now
-            while live.server.http.suspended.withLock({ $0.isEmpty }) && seconds(since: start) < 3 { usleep(1000) }
+            while live.server.http.suspended.isEmpty && seconds(since: start) < 3 { usleep(1000) }
             usleep(100_000)  // the client's half-close has arrived
             reaped.withLock { $0 = live.server.http.reapDisconnected() }
             try? blocker.execute("COMMIT")

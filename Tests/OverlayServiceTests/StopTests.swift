@@ -72,7 +72,7 @@ struct DisconnectedReaderTests {
         let poll = try StreamClient(port: live.port, path: "/overlay?wait=60&since=0")
         #expect(try live.waitForMetric("overlayd_event_streams", toBe: 1, timeout: 3))
         #expect(try live.waitForMetric("overlayd_long_poll_waiters", toBe: 1, timeout: 3))
-        #expect(live.server.http.inFlight.load(ordering: .relaxed) >= 2)
+        #expect(live.server.http.inFlight.value() >= 2)
 
         let closed = ContinuousClock.now
         stream.close()
@@ -81,10 +81,10 @@ struct DisconnectedReaderTests {
         #expect(try live.waitForMetric("overlayd_long_poll_waiters", toBe: 0, timeout: 4))
         // Both connections are closed by the server, not only forgotten by the channel.
         let deadline = ContinuousClock.now + .seconds(4)
-        while live.server.http.inFlight.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
+        while live.server.http.inFlight.value() > 0 && ContinuousClock.now < deadline {
             usleep(20_000)
         }
-        #expect(live.server.http.inFlight.load(ordering: .relaxed) == 0)
+        #expect(live.server.http.inFlight.value() == 0)
         #expect(seconds(since: closed) < 4)
     }
 }

@@ -1,0 +1,80 @@
+import Platform
+import Synchronization
+
+/// The responders whose connection is suspended, for the server's stop (each is answered 503) and
+/// its sweep (each whose client left is ended).
+///
+/// Kept per thread (`ThreadShard`) in slot tables: a connection is suspended, answered and
+/// completed on the one pool thread that owns it, so listing and unlisting take that thread's own
+/// lock and touch no hash table. A fan-out answers thousands of them at once from every pool
+/// thread; one shared dictionary was a lock and a cache line they all fought over.
+final class SuspendedResponders: Sendable {
+    /// Where a responder is listed.
+    struct Ticket: Equatable {
+        let shard: Int
+        let slot: Int
+    }
+
+    private final class Shard: Sendable {
+        let table = Mutex(SlotTable<HTTPResponder>())
+        /// Keeps the next shard's lock off this one's cache line.
+        private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+    }
+
+    private let shards = (0..<ThreadShard.count).map { _ in Shard() }
+    /// The same shards, reached without a retain and a release of each.
+    private let unretained: [Unmanaged<Shard>]
+
+    init() {
+        unretained = shards.map { Unmanaged.passUnretained($0) }
+    }
+
+    /// Lists `responder` in the calling thread's shard.
+    func list(_ responder: HTTPResponder) -> Ticket {
+        let shard = ThreadShard.current
+        let slot = unretained[shard]._withUnsafeGuaranteedRef { $0.table.withLock { $0.insert(responder) } }
+        return Ticket(shard: shard, slot: slot)
+    }
+
+    func unlist(_ ticket: Ticket) {
+        unretained[ticket.shard]._withUnsafeGuaranteedRef { $0.table.withLock { $0.remove(at: ticket.slot) } }
+    }
+
+    /// Every responder listed now.
+    var all: [HTTPResponder] {
+        shards.flatMap { shard in shard.table.withLock { $0.elements } }
+    }
+
+    var isEmpty: Bool {
+        shards.allSatisfy { shard in shard.table.withLock { $0.count == 0 } }
+    }
+}
+
+/// Values in numbered slots: insert and remove in constant time without hashing, a freed slot
+/// reused by the next insert.
+struct SlotTable<Element> {
+    private var slots: [Element?] = []
+    private var free: [Int] = []
+    private(set) var count = 0
+
+    /// Stores `element` and returns its slot.
+    mutating func insert(_ element: Element) -> Int {
+        count += 1
+        if let slot = free.popLast() {
+            slots[slot] = element
+            return slot
+        }
+        slots.append(element)
+        return slots.count - 1
+    }
+
+    /// Empties `slot`, which `insert` returned and nothing has removed since.
+    mutating func remove(at slot: Int) {
+        precondition(slots[slot] != nil, "slot \(slot) is empty")
+        slots[slot] = nil
+        free.append(slot)
+        count -= 1
+    }
+
+    var elements: [Element] { slots.compactMap { $0 } }
+}

@@ -1,0 +1,46 @@
+import Synchronization
+
+/// A fixed set of counters that many threads add to and few read: each thread adds to its own
+/// shard's copy (`ThreadShard`), a read sums the shards. Each shard's copies start on a cache line
+/// of their own, so two threads counting the same thing never write the same line.
+///
+/// A read is not a snapshot: additions made while it sums may be in it or not. Each counter's
+/// total is exact once the additions are over.
+public final class ShardedCounters: @unchecked Sendable {
+    /// How many counters each shard holds.
+    public let count: Int
+    /// Counters per shard, rounded up to whole cache lines.
+    private let stride: Int
+    private let base: UnsafeMutablePointer<Atomic<Int>>
+
+    public init(count: Int) {
+        precondition(count > 0, "no counters")
+        let perLine = 64 / MemoryLayout<Atomic<Int>>.stride
+        self.count = count
+        stride = (count + perLine - 1) / perLine * perLine
+        let total = stride * ThreadShard.count
+        base = UnsafeMutableRawPointer.allocate(byteCount: total * MemoryLayout<Atomic<Int>>.stride, alignment: 64)
+            .bindMemory(to: Atomic<Int>.self, capacity: total)
+        for index in 0..<total { (base + index).initialize(to: Atomic(0)) }
+    }
+
+    deinit {
+        base.deinitialize(count: stride * ThreadShard.count)
+        UnsafeMutableRawPointer(base).deallocate()
+    }
+
+    /// Adds `amount` (negative to take away) to counter `index`, in the calling thread's shard.
+    @inline(__always)
+    public func add(_ amount: Int, to index: Int = 0) {
+        precondition(index >= 0 && index < count, "no such counter")
+        base[ThreadShard.current &* stride &+ index].add(amount, ordering: .relaxed)
+    }
+
+    /// Counter `index`: the sum over the shards.
+    public func value(_ index: Int = 0) -> Int {
+        precondition(index >= 0 && index < count, "no such counter")
+        var sum = 0
+        for shard in 0..<ThreadShard.count { sum &+= base[shard * stride + index].load(ordering: .relaxed) }
+        return sum
+    }
+}
