@@ -19,9 +19,33 @@ public final class HTTPResponder: @unchecked Sendable {
         case stream(status: Int, headers: [Header], HTTPStream)
     }
 
+    // Stored in the order an answer after a suspension reads them: a fan-out answers thousands of
+    // responders whose memory has gone cold, and each cache line it touches is a miss.
+    private let machine = Mutex(ResponderStateMachine<Reply>())
+    /// Unowned and unsafe: the server is only reached from libmicrohttpd's callbacks, which end
+    /// before the server does, and a safe unowned reference costs an atomic per use.
+    private unowned(unsafe) let server: HTTPServer
+    private let connection: OpaquePointer
+    /// The shard of the pool thread that serves the connection (`ThreadShard`), for the server's
+    /// per-thread counts and lists.
+    let shard = ThreadShard.current
+    // The connection's thread only (see above).
+    /// Where the responder is listed in `HTTPServer.suspended`, from its suspension to its answer.
+    private var listing: SuspendedResponders.Ticket?
+    /// Whether the connection was ever suspended.
+    private(set) var wasSuspended = false
+    /// The connection's socket, looked up when it was suspended.
+    private var suspendedSocket: Int32 = -1
+    /// What was queued, for the access record; a stream's bytes are counted by the stream.
+    private var sentStatus = 0
+    private var sentBytes = 0
+    private var streamed: HTTPStream?
+    /// Whether the handler is running: only then may its request look headers up in libmicrohttpd
+    /// (the request may be kept longer; afterwards its lookups answer nil).
+    private let lookupOpen = Atomic(false)
+
     let method: String
     let path: String
-    // The connection's thread only (see above).
     private(set) var body: [UInt8] = []
     private(set) var bodyTooLarge = false
     /// Bytes of an over-long body read and dropped so far.
@@ -31,32 +55,15 @@ public final class HTTPResponder: @unchecked Sendable {
     /// The common headers, found when the head was judged (`headJudged`); until then, none.
     private var known: KnownHeaders?
     private(set) var remoteAddress = ""
-    /// Whether the connection was ever suspended.
-    private(set) var wasSuspended = false
-    /// Where the responder is listed in `HTTPServer.suspended`, from its suspension to its answer.
-    private var listing: SuspendedResponders.Ticket?
-    /// The connection's socket, looked up when it was suspended.
-    private var suspendedSocket: Int32 = -1
-    /// What was queued, for the access record; a stream's bytes are counted by the stream.
-    private var sentStatus = 0
-    private var sentBytes = 0
-    private var streamed: HTTPStream?
-
-    /// Whether the handler is running: only then may its request look headers up in libmicrohttpd
-    /// (the request may be kept longer; afterwards its lookups answer nil).
-    private let lookupOpen = Atomic(false)
-    private let started = MonotonicClock.nanoseconds()
-    /// Unowned and unsafe: the server is only reached from libmicrohttpd's callbacks, which end
-    /// before the server does, and a safe unowned reference costs an atomic per use.
-    private unowned(unsafe) let server: HTTPServer
-    private let connection: OpaquePointer
-    private let machine = Mutex(ResponderStateMachine<Reply>())
+    /// When the request began, for the access record (0 without one).
+    private let started: Int64
 
     init(server: HTTPServer, connection: OpaquePointer, method: String, path: String) {
         self.server = server
         self.connection = connection
         self.method = method
         self.path = path
+        started = server.observer == nil ? 0 : MonotonicClock.nanoseconds()
     }
 
     /// Answers the request. Only the first answer counts.
@@ -184,7 +191,7 @@ public final class HTTPResponder: @unchecked Sendable {
             return queue(reply, on: connection) == .YES
         case .suspend:
             wasSuspended = true
-            listing = server.suspended.list(self)
+            listing = server.suspended.list(self, shard: shard)
             let socket = ClientSocket.descriptor(of: connection)
             suspendedSocket = socket
             MHD_suspend_connection(connection)
@@ -274,7 +281,10 @@ public final class HTTPResponder: @unchecked Sendable {
         let created = MHD_create_response_from_callback(
             UInt64.max, 512,
             { context, _, buffer, size in
-                Unmanaged<HTTPStream>.fromOpaque(context!).takeUnretainedValue().read(into: buffer!, capacity: size)
+                // libmicrohttpd holds the stream (released below): no reference taken per call.
+                Unmanaged<HTTPStream>.fromOpaque(context!)._withUnsafeGuaranteedRef {
+                    $0.read(into: buffer!, capacity: size)
+                }
             },
             Unmanaged.passRetained(stream).toOpaque(),
             { context in
@@ -391,7 +401,7 @@ public final class HTTPResponder: @unchecked Sendable {
         }
         guard let streamed else {
             // Its next request may be one libmicrohttpd's epoll loop leaves unread.
-            if wasSuspended { server.resumeWatch.watch(suspendedSocket) }
+            if wasSuspended { server.resumeWatch.watch(suspendedSocket, shard: shard) }
             return (sentStatus, sentBytes)
         }
         server.streams.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(streamed)) }

@@ -15,14 +15,14 @@ import Synchronization
 public final class HTTPServer: Sendable {
     public typealias Handler = @Sendable (HTTPRequest, HTTPResponder) -> Void
     public typealias AccessObserver = @Sendable (AccessRecord) -> Void
-    public typealias StatusObserver = @Sendable (Int) -> Void
 
     /// Bytes of an over-long body read and dropped before the connection is closed instead.
     static let discardLimit = 1 << 20
 
     let handler: Handler
     let observer: AccessObserver?
-    let statusObserver: StatusObserver?
+    /// Where every finished request's status is counted, if anywhere.
+    let responseCounts: ResponseCounts?
     /// The application's wording of the answers the server gives by itself.
     let refusals: @Sendable (HTTPRefusal) -> HTTPResponse
     let responseHeaders: [Header]
@@ -53,15 +53,15 @@ public final class HTTPServer: Sendable {
     /// The version of the libmicrohttpd in use ("0.9.75").
     public static var libraryVersion: String { String(cString: MHD_get_version()) }
 
-    /// `statusObserver` learns the status of every finished request (0 if none was sent);
+    /// `responseCounts` counts the status of every finished request (0 if none was sent);
     /// `observer` gets the whole record, built only when there is one (the access log).
     public init(
-        options: HTTPServerOptions, handler: @escaping Handler, statusObserver: StatusObserver? = nil,
+        options: HTTPServerOptions, handler: @escaping Handler, responseCounts: ResponseCounts? = nil,
         observer: AccessObserver? = nil
     ) throws {
         self.handler = handler
         self.observer = observer
-        self.statusObserver = statusObserver
+        self.responseCounts = responseCounts
         self.refusals = options.refusals
         self.responseHeaders = options.responseHeaders
         self.originHeaders = options.originHeaders
@@ -214,7 +214,7 @@ public final class HTTPServer: Sendable {
                 server: self, connection: connection,
                 method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/")
             slot.pointee = Unmanaged.passRetained(responder).toOpaque()
-            inFlight.add(1)
+            inFlight.add(1, shard: responder.shard)
             resumeWatch.unwatch(socketOf: connection)
             if draining.load(ordering: .acquiring) {
                 // Answered on the first call: libmicrohttpd then closes the connection after it.
@@ -274,9 +274,9 @@ public final class HTTPServer: Sendable {
         slot.pointee = nil
         let responder = Unmanaged<HTTPResponder>.fromOpaque(existing).takeRetainedValue()
         let (status, bytes) = responder.finish()
-        inFlight.add(-1)
+        inFlight.add(-1, shard: responder.shard)
         responder.unlist()
-        statusObserver?(status)
+        responseCounts?.count(status: status, shard: responder.shard)
         if let observer {
             if recordsAddresses { responder.recordAddress(connection) }
             observer(responder.record(status: status, bytes: bytes))

@@ -73,10 +73,10 @@ final class ResumedConnectionWatch: Sendable {
     private var isWatching: Bool { shards.contains { $0.count.load(ordering: .relaxed) > 0 } }
 
     /// Watches `socket` until its next request starts (`unwatch`), or for 30 s. Called on the
-    /// thread that serves the socket's connection.
-    func watch(_ socket: Int32) {
+    /// thread that serves the socket's connection, whose shard (`ThreadShard.current`) is `shard`.
+    func watch(_ socket: Int32, shard: Int) {
         guard socket >= 0 else { return }
-        let wasEmpty = unretained[ThreadShard.current]._withUnsafeGuaranteedRef { shard in
+        let wasEmpty = unretained[shard]._withUnsafeGuaranteedRef { shard in
             shard.watched.withLock { watched -> Bool in
                 let wasEmpty = watched.count == 0
                 watched.watch(socket, at: MonotonicClock.nanoseconds())

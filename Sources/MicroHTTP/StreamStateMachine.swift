@@ -41,8 +41,8 @@ struct StreamStateMachine<CloseHandler> {
         case wrote(Int)
         /// Everything has gone out and the writer ended the stream.
         case endOfStream
-        /// Nothing to send: peek whether the client has gone (then `clientGoneBeforeSuspend`),
-        /// else suspend the connection and report `suspendCompleted`.
+        /// Nothing to send: suspend the connection and report `suspendCompleted`. A client that
+        /// has gone meanwhile is found by the sweep (`sweep`, `clientGone`) or the next write.
         case suspend
     }
 
@@ -132,14 +132,6 @@ struct StreamStateMachine<CloseHandler> {
         buffered -= written
         sent += written
         return .wrote(written)
-    }
-
-    /// The reader's peek found the client gone before suspending: the connection is closed
-    /// instead (libmicrohttpd does not watch a suspended connection, and the first write after a
-    /// client hung up still succeeds, so it would otherwise be found only a write later).
-    mutating func clientGoneBeforeSuspend() {
-        guard case .suspending = connection else { return }
-        connection = .active
     }
 
     /// The suspend call is done; `socket` is the connection's descriptor.

@@ -16,7 +16,9 @@ final class SuspendedResponders: Sendable {
     }
 
     private final class Shard: Sendable {
-        let table = Mutex(SlotTable<HTTPResponder>())
+        /// Unretained: a responder is unlisted before the server lets go of it (at its answer, or
+        /// at its completion), so listing costs no reference count.
+        let table = Mutex(SlotTable<Unmanaged<HTTPResponder>>())
         /// Keeps the next shard's lock off this one's cache line.
         private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
     }
@@ -29,10 +31,11 @@ final class SuspendedResponders: Sendable {
         unretained = shards.map { Unmanaged.passUnretained($0) }
     }
 
-    /// Lists `responder` in the calling thread's shard.
-    func list(_ responder: HTTPResponder) -> Ticket {
-        let shard = ThreadShard.current
-        let slot = unretained[shard]._withUnsafeGuaranteedRef { $0.table.withLock { $0.insert(responder) } }
+    /// Lists `responder` in `shard`: the calling thread's (`ThreadShard.current`).
+    func list(_ responder: HTTPResponder, shard: Int) -> Ticket {
+        let slot = unretained[shard]._withUnsafeGuaranteedRef {
+            $0.table.withLock { $0.insert(Unmanaged.passUnretained(responder)) }
+        }
         return Ticket(shard: shard, slot: slot)
     }
 
@@ -42,7 +45,8 @@ final class SuspendedResponders: Sendable {
 
     /// Every responder listed now.
     var all: [HTTPResponder] {
-        shards.flatMap { shard in shard.table.withLock { $0.elements } }
+        // Retained under the lock, while each is still listed and so still alive.
+        shards.flatMap { shard in shard.table.withLock { $0.elements.map { $0.takeUnretainedValue() } } }
     }
 
     var isEmpty: Bool {

@@ -301,6 +301,7 @@ final class Channel: Sendable {
             && (publisher != nil || !state.subscribers.isEmpty || !state.waiters.isEmpty)
         {
             effects.changed = state.engine.overlay(at: now)
+            effects.tellsReaders = true
             effects.subscribers = Array(state.subscribers.values)
             if !state.waiters.isEmpty {
                 effects.answered = state.waiters
@@ -314,6 +315,7 @@ final class Channel: Sendable {
         if let earliest = state.waitersScheduled, earliest <= monotonicNow {
             effects.expired = state.waiters.filter { $0.deadline <= monotonicNow }
             effects.expiredVersion = state.engine.version
+            effects.tellsReaders = true
             state.waiters.removeAll { $0.deadline <= monotonicNow }
             waitersChanged = true
             waitersLeft = true
@@ -366,6 +368,7 @@ final class Channel: Sendable {
     }
 
     private func perform(_ effects: ChannelEffects) {
+        guard effects.tellsReaders else { return }
         if let overlay = effects.changed {
             publisher?.offer(channel: name, version: overlay.version, payload: overlay)
             if !effects.answered.isEmpty {

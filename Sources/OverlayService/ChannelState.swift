@@ -36,6 +36,9 @@ struct ChannelState {
 
 /// What a channel access leaves to do once the lock is released.
 struct ChannelEffects {
+    /// Whether there is a change or an expiry to tell readers of. Most accesses have none, and
+    /// looking at `changed` to find that out copies the whole snapshot.
+    var tellsReaders = false
     /// The overlay after a change, with the readers to tell.
     var changed: OverlaySnapshot? = nil
     var answered: [ChannelWaiter] = []

@@ -1,20 +1,17 @@
+import MicroHTTP
 import OverlayEngine
 import OverlayPublisher
 import Platform
 
 /// Counters for `GET /metrics`, in the Prometheus text format.
 final class Metrics: Sendable {
-    /// Counter 0 counts messages posted; 1 + n counts responses with status 0 (none sent) and
-    /// 100…599 (n = 0 and status − 99). Per thread: every response counts one, from every pool
-    /// thread, and one shared counter is a cache line they would all fight over.
-    private let counters = ShardedCounters(count: 502)
+    /// Responses by status: counted by the HTTP server as each request completes.
+    let responses = ResponseCounts()
+    /// Messages posted, per thread: every POST counts one, from every pool thread.
+    private let posted = ShardedCounters(count: 1)
 
     func messagePosted() {
-        counters.add(1, to: 0)
-    }
-
-    func responded(status: Int) {
-        counters.add(1, to: 1 + ((100...599).contains(status) ? status - 99 : 0))
+        posted.add(1)
     }
 
     func render(
@@ -26,15 +23,15 @@ final class Metrics: Sendable {
             # TYPE overlayd_http_responses_total counter
 
             """
-        for index in 0...500 {
-            let count = counters.value(1 + index)
+        for status in ResponseCounts.statuses {
+            let count = responses.value(status: status)
             guard count > 0 else { continue }
-            text += "overlayd_http_responses_total{status=\"\(index == 0 ? 0 : index + 99)\"} \(count)\n"
+            text += "overlayd_http_responses_total{status=\"\(status)\"} \(count)\n"
         }
         text += """
             # HELP overlayd_messages_posted_total Messages accepted as new (202).
             # TYPE overlayd_messages_posted_total counter
-            overlayd_messages_posted_total \(counters.value(0))
+            overlayd_messages_posted_total \(posted.value())
             # HELP overlayd_queue_length Messages waiting, by channel.
             # TYPE overlayd_queue_length gauge
 

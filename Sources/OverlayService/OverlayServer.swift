@@ -39,7 +39,7 @@ public final class OverlayServer: Sendable {
                 handler: { request, responder in
                     service.handle(request, responder)
                 },
-                statusObserver: { status in metrics.responded(status: status) },
+                responseCounts: metrics.responses,
                 observer: log)
         } catch {
             service.shutdown()

@@ -32,8 +32,15 @@ public final class ShardedCounters: @unchecked Sendable {
     /// Adds `amount` (negative to take away) to counter `index`, in the calling thread's shard.
     @inline(__always)
     public func add(_ amount: Int, to index: Int = 0) {
-        precondition(index >= 0 && index < count, "no such counter")
-        base[ThreadShard.current &* stride &+ index].add(amount, ordering: .relaxed)
+        add(amount, to: index, shard: ThreadShard.current)
+    }
+
+    /// Adds to counter `index` in `shard`: the calling thread's (`ThreadShard.current`), kept by a
+    /// caller that counts often from one thread.
+    @inline(__always)
+    public func add(_ amount: Int, to index: Int = 0, shard: Int) {
+        precondition(index >= 0 && index < count && shard >= 0 && shard < ThreadShard.count, "no such counter")
+        base[shard &* stride &+ index].add(amount, ordering: .relaxed)
     }
 
     /// Counter `index`: the sum over the shards.

@@ -106,18 +106,6 @@ struct StreamStateMachineTests {
         #expect(Self.read(&machine) == (.wrote(8), "aacccccc"))
     }
 
-    /// The reader's peek found the client gone: no suspend happens, the connection is closed
-    /// instead, and a piece that comes then wakes nothing.
-    @Test func clientGoneBeforeSuspend() {
-        var machine = Machine()
-        #expect(Self.read(&machine).0 == .suspend)
-        machine.clientGoneBeforeSuspend()
-        #expect(machine.connection == .active)
-        #expect(machine.send(Array("event".utf8), limit: 100) == .queued)
-        #expect(machine.suspendCompleted(socket: 5) == .none)
-        #expect(machine.sweep() == .none)
-    }
-
     /// The sweep peeks at a suspended stream's socket; a gone client's stream drops what it holds
     /// and is woken to end.
     @Test func clientGoneWhileSuspended() {
