@@ -10,6 +10,8 @@
  *   GET  /overlay            a fixed JSON of the size of overlayd's answer while a message slides
  *                            in (copied from a real one), ETag W/"<version>", 304 on If-None-Match;
  *                            one shared response object per version.
+ *   every answer             the headers overlayd adds by default (CORS: Access-Control-Allow-Origin
+ *                            and Access-Control-Expose-Headers; Location on the 202).
  *   GET  /overlay?wait=N&since=V (or If-None-Match W/"V")
  *                            suspends the connection while V is the current version; a POST
  *                            resumes every waiter, and after N seconds a waiter gets 304.
@@ -38,8 +40,10 @@
 #include <time.h>
 #include <unistd.h>
 
-/* overlayd's GET /overlay while "Sending photo…" slides in (541 bytes at version 1). The version
- * is printed into it, so the size moves by a byte or two as it grows, as overlayd's does. */
+/* overlayd's GET /overlay while "Sending photo…" slides in (743 bytes at version 1, with the status
+ * bar under the overlay and `held`). The version is printed into it, so the size moves by a byte or
+ * two as it grows, as overlayd's does. Keep it a copy of a real answer: when overlayd's answer
+ * grows, so does this (bench/README.md, "Body sizes"). */
 static const char OVERLAY_FORMAT[] =
     "{\"version\":%" PRIu64 ",\"now\":0.125,\"phase\":\"showing\",\"orientation\":\"portrait\",\"rotation\":0,"
     "\"device\":\"ipad\",\"frame\":{\"x\":0,\"y\":0,\"width\":768,\"height\":20},\"contentOffset\":-10,"
@@ -47,7 +51,10 @@ static const char OVERLAY_FORMAT[] =
     "\"progress\":null,\"state\":\"showing\"},\"label\":{\"text\":\"Sending photo\xe2\x80\xa6\","
     "\"frame\":{\"x\":30,\"y\":-10,\"width\":708,\"height\":20}},\"style\":{\"background\":\"#1C1C1E\","
     "\"foreground\":\"#FFFFFF\"},\"activity\":true,\"progressBar\":null,\"queued\":0,"
-    "\"animation\":{\"property\":\"contentOffset\",\"from\":-20,\"to\":0,\"start\":0,\"duration\":0.25}}";
+    "\"animation\":{\"property\":\"contentOffset\",\"from\":-20,\"to\":0,\"start\":0,\"duration\":0.25},"
+    "\"statusBar\":{\"style\":\"lightContent\",\"hidden\":false,\"alpha\":1,\"offset\":0,"
+    "\"frame\":{\"x\":0,\"y\":0,\"width\":768,\"height\":20},\"animation\":null,"
+    "\"styleFrom\":\"application\",\"hiddenFrom\":\"application\"},\"held\":false}";
 
 /* The size of overlayd's 202 answer (the message as JSON). */
 static const char ACCEPTED_FORMAT[] =
@@ -57,6 +64,12 @@ static const char ACCEPTED_FORMAT[] =
 
 static const char NOT_FOUND[] = "{\"error\":{\"code\":\"not_found\",\"message\":\"no such path\"}}";
 static const char JSON_TYPE[] = "application/json; charset=utf-8";
+
+/* The headers overlayd adds to every answer by default (its CORS policy lets any page read). */
+static void add_common_headers(struct MHD_Response *response) {
+    MHD_add_response_header(response, "Access-Control-Allow-Origin", "*");
+    MHD_add_response_header(response, "Access-Control-Expose-Headers", "ETag, Location, Retry-After");
+}
 
 enum kind { K_UNKNOWN, K_OVERLAY, K_EVENTS, K_POST, K_OTHER };
 enum wake { W_NONE, W_CHANGED, W_TIMEOUT };
@@ -103,6 +116,7 @@ static void rebuild_locked(void) {
     MHD_add_response_header(response, "Content-Type", JSON_TYPE);
     MHD_add_response_header(response, "ETag", state.etag);
     MHD_add_response_header(response, "Cache-Control", "no-cache");
+    add_common_headers(response);
     /* Connections still sending the old ones keep a reference. */
     if (state.overlay) MHD_destroy_response(state.overlay);
     if (state.not_modified) MHD_destroy_response(state.not_modified);
@@ -110,6 +124,7 @@ static void rebuild_locked(void) {
     state.not_modified = MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT);
     MHD_add_response_header(state.not_modified, "ETag", state.etag);
     MHD_add_response_header(state.not_modified, "Cache-Control", "no-cache");
+    add_common_headers(state.not_modified);
     state.event_length = (size_t) snprintf(state.event, sizeof state.event,
                                            "event: overlay\nid: %" PRIu64 "\ndata: %s\n\n", state.version, body);
 }
@@ -264,8 +279,10 @@ static enum MHD_Result get_events(struct MHD_Connection *connection) {
     struct stream *s = calloc(1, sizeof *s);
     s->connection = connection;
     struct MHD_Response *response = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 2048, stream_read, s, stream_free);
-    MHD_add_response_header(response, "Content-Type", "text/event-stream");
+    MHD_add_response_header(response, "Content-Type", "text/event-stream; charset=utf-8");
     MHD_add_response_header(response, "Cache-Control", "no-cache");
+    MHD_add_response_header(response, "X-Accel-Buffering", "no");
+    add_common_headers(response);
     pthread_mutex_lock(&state.lock);
     stream_append_locked(s, state.event, state.event_length);
     s->next = &state.streams;
@@ -287,6 +304,7 @@ static enum MHD_Result post_message(struct MHD_Connection *connection) {
     struct MHD_Response *response = MHD_create_response_from_buffer((size_t) length, body, MHD_RESPMEM_MUST_COPY);
     MHD_add_response_header(response, "Content-Type", JSON_TYPE);
     MHD_add_response_header(response, "Location", location);
+    add_common_headers(response);
     enum MHD_Result result = MHD_queue_response(connection, MHD_HTTP_ACCEPTED, response);
     MHD_destroy_response(response);
     return result;
@@ -364,6 +382,7 @@ int main(int argc, char **argv) {
     rebuild_locked();
     state.not_found = MHD_create_response_from_buffer(sizeof NOT_FOUND - 1, (void *) NOT_FOUND, MHD_RESPMEM_PERSISTENT);
     MHD_add_response_header(state.not_found, "Content-Type", JSON_TYPE);
+    add_common_headers(state.not_found);
 
     struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons((uint16_t) port)};
     inet_pton(AF_INET, "127.0.0.1", &address.sin_addr);
