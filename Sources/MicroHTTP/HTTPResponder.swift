@@ -25,7 +25,7 @@ public final class HTTPResponder: @unchecked Sendable {
     /// Unowned and unsafe: the server is only reached from libmicrohttpd's callbacks, which end
     /// before the server does, and a safe unowned reference costs an atomic per use.
     private unowned(unsafe) let server: HTTPServer
-    private let connection: OpaquePointer
+    let connection: OpaquePointer
     /// The shard of the pool thread that serves the connection (`ThreadShard`), for the server's
     /// per-thread counts and lists.
     let shard = ThreadShard.current
@@ -42,7 +42,7 @@ public final class HTTPResponder: @unchecked Sendable {
     private var streamed: HTTPStream?
     /// Whether the handler is running: only then may its request look headers up in libmicrohttpd
     /// (the request may be kept longer; afterwards its lookups answer nil).
-    private let lookupOpen = Atomic(false)
+    let lookupOpen = Atomic(false)
 
     let method: String
     let path: String
@@ -333,41 +333,6 @@ public final class HTTPResponder: @unchecked Sendable {
             return body(nil)
         }
         return body(UnsafeRawBufferPointer(start: value, count: strlen(value)))
-    }
-
-    /// The body decoded as a form, while the handler runs (see `HTTPRequest.formFields()`).
-    func formFields(of body: [UInt8]) -> [FormField]? {
-        guard lookupOpen.load(ordering: .acquiring) else { return nil }
-        let type = withHeader("Content-Type") { $0.map { String(decoding: $0, as: UTF8.self) } }
-        let urlEncoded = type.map { $0.lowercased().hasPrefix("application/x-www-form-urlencoded") } ?? true
-        if urlEncoded && !FormField.isURLEncodedForm(body) { return nil }
-        final class Collector {
-            var fields: [FormField] = []
-        }
-        let collector = Collector()
-        let decoded = withExtendedLifetime(collector) {
-            body.withUnsafeBytes { bytes in
-                overlayd_mhd_decode_form(
-                    connection, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count,
-                    { context, _, key, filename, contentType, _, data, offset, size in
-                        let collector = Unmanaged<Collector>.fromOpaque(context!).takeUnretainedValue()
-                        let name = key.map { String(cString: $0) } ?? ""
-                        // A long value comes in pieces; each after the first continues the last field.
-                        if offset > 0, let last = collector.fields.indices.last, collector.fields[last].name == name {
-                            collector.fields[last].value.append(
-                                contentsOf: UnsafeRawBufferPointer(start: data, count: size))
-                        } else {
-                            collector.fields.append(
-                                FormField(
-                                    name: name, value: Array(UnsafeRawBufferPointer(start: data, count: size)),
-                                    filename: filename.map { String(cString: $0) },
-                                    contentType: contentType.map { String(cString: $0) }))
-                        }
-                        return .YES
-                    }, Unmanaged.passUnretained(collector).toOpaque(), type == nil ? 1 : 0)
-            }
-        }
-        return decoded != 0 ? collector.fields : nil
     }
 
     /// The peer's address while the handler runs ("" afterwards).

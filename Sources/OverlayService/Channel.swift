@@ -71,7 +71,9 @@ final class Channel: Sendable {
         }
     }
 
-    /// Reaches every deadline up to now; the scheduler's firing and the manual clock call this.
+    /// Reaches every deadline up to now; the scheduler's firings and the manual clock call this.
+    /// For waiter deadlines, the access answers 304 to every waiter whose time is up and
+    /// schedules the next.
     func advanceToNow() {
         access { _, _ in ((), Changes()) }
     }
@@ -182,12 +184,6 @@ final class Channel: Sendable {
         }.value
         if let current { responder.respond(encoder.response(current)) }
         return joined
-    }
-
-    /// The scheduler's firing for waiter deadlines: the access answers 304 to every waiter whose
-    /// time is up and schedules the next.
-    private func waitersDue() {
-        access { _, _ in ((), Changes()) }
     }
 
     // MARK: - Server-Sent Events
@@ -363,7 +359,7 @@ final class Channel: Sendable {
 
     private func scheduleWaiters(at deadline: Int64?) {
         scheduler.schedule(.waiters(channel: number), at: deadline) { [self] in
-            waitersDue()
+            advanceToNow()
         }
     }
 
