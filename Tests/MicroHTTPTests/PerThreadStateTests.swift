@@ -1,50 +1,20 @@
 import Platform
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import MicroHTTP
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// What the server keeps per thread so that its pool threads do not write the same cache lines:
 /// each thread's shard, counters summed over shards, and the slot tables of suspended responders.
 @Suite("Per-thread state")
 struct PerThreadStateTests {
-    /// Runs `body` on `count` threads at once and waits for them all.
-    private static func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-        final class Work: @unchecked Sendable {
-            let body: @Sendable (Int) -> Void
-            let index: Int
-            init(_ body: @escaping @Sendable (Int) -> Void, _ index: Int) {
-                self.body = body
-                self.index = index
-            }
-        }
-        var threads: [pthread_t] = []
-        for index in 0..<count {
-            var thread = pthread_t()
-            let work = Unmanaged.passRetained(Work(body, index)).toOpaque()
-            let created = pthread_create(
-                &thread, nil,
-                { context in
-                    let work = Unmanaged<Work>.fromOpaque(context!).takeRetainedValue()
-                    work.body(work.index)
-                    return nil
-                }, work)
-            precondition(created == 0, "no thread")
-            threads.append(thread)
-        }
-        for thread in threads { pthread_join(thread, nil) }
-    }
-
     /// A thread keeps its shard for life; every shard is in range; threads that ask one after
     /// another get different shards. (Not all different: other tests' threads, running beside
     /// these, take numbers in between.)
     @Test func aThreadKeepsItsShard() {
         let seen = Mutex<[Int]>([])
-        Self.onThreads(ThreadShard.count) { _ in
+        onThreads(ThreadShard.count) { _ in
             let first = ThreadShard.current
             for _ in 0..<1000 where ThreadShard.current != first { preconditionFailure("shard changed") }
             seen.withLock { $0.append(first) }
@@ -59,7 +29,7 @@ struct PerThreadStateTests {
     /// Additions from many threads at once, to several counters, add up exactly once they are over.
     @Test func countersAddUpAcrossThreads() {
         let counters = ShardedCounters(count: 3)
-        Self.onThreads(12) { index in
+        onThreads(12) { index in
             for _ in 0..<10_000 {
                 counters.add(1)
                 counters.add(2, to: 2)
