@@ -215,7 +215,7 @@ public final class HTTPServer: Sendable {
                 method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/")
             slot.pointee = Unmanaged.passRetained(responder).toOpaque()
             inFlight.add(1, shard: responder.shard)
-            resumeWatch.unwatch(socketOf: connection)
+            resumeWatch.unwatch(socketOf: connection, shard: responder.shard)
             if draining.load(ordering: .acquiring) {
                 // Answered on the first call: libmicrohttpd then closes the connection after it.
                 return responder.refuse(connection, .stopping) ? .YES : .NO

@@ -43,9 +43,7 @@ final class ResumedConnectionWatch: Sendable {
         private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
     }
 
-    private let shards = (0..<ThreadShard.count).map { _ in Shard() }
-    /// The same shards, reached without a retain and a release of each.
-    private let unretained: [Unmanaged<Shard>]
+    private let shards = ThreadShards { Shard() }
     private let stopped = Atomic(false)
     private let thread = Mutex<pthread_t?>(nil)
     /// A byte written here wakes the thread: a first connection to watch, or the stop.
@@ -53,7 +51,6 @@ final class ResumedConnectionWatch: Sendable {
     private let wakeWrite: Int32
 
     init() {
-        unretained = shards.map { Unmanaged.passUnretained($0) }
         var ends: [Int32] = [-1, -1]
         if pipe(&ends) == 0 {
             _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
@@ -70,13 +67,13 @@ final class ResumedConnectionWatch: Sendable {
     }
 
     /// Whether any connection is watched.
-    private var isWatching: Bool { shards.contains { $0.count.load(ordering: .relaxed) > 0 } }
+    private var isWatching: Bool { shards.all.contains { $0.count.load(ordering: .relaxed) > 0 } }
 
     /// Watches `socket` until its next request starts (`unwatch`), or for 30 s. Called on the
     /// thread that serves the socket's connection, whose shard (`ThreadShard.current`) is `shard`.
     func watch(_ socket: Int32, shard: Int) {
         guard socket >= 0 else { return }
-        let wasEmpty = unretained[shard]._withUnsafeGuaranteedRef { shard in
+        let wasEmpty = shards.with(shard) { shard in
             shard.watched.withLock { watched -> Bool in
                 let wasEmpty = watched.count == 0
                 watched.watch(socket, at: MonotonicClock.nanoseconds())
@@ -87,10 +84,11 @@ final class ResumedConnectionWatch: Sendable {
         if wasEmpty { wake() }
     }
 
-    /// A request started on `connection`, on the thread that serves it: libmicrohttpd is reading
-    /// it. Cheap when this thread watches nothing (one load, no lock, no socket looked up).
-    func unwatch(socketOf connection: OpaquePointer) {
-        unretained[ThreadShard.current]._withUnsafeGuaranteedRef { shard in
+    /// A request started on `connection`, on the thread that serves it, whose shard is `shard`:
+    /// libmicrohttpd is reading it. Cheap when this thread watches nothing (one load, no lock, no
+    /// socket looked up).
+    func unwatch(socketOf connection: OpaquePointer, shard: Int) {
+        shards.with(shard) { shard in
             guard shard.count.load(ordering: .relaxed) > 0 else { return }
             let socket = ClientSocket.descriptor(of: connection)
             shard.watched.withLock { watched in
@@ -144,7 +142,7 @@ final class ResumedConnectionWatch: Sendable {
             }
             if stopped.load(ordering: .acquiring) { break }
             let now = MonotonicClock.nanoseconds()
-            for shard in shards { look(at: shard, now: now) }
+            for shard in shards.all { look(at: shard, now: now) }
         }
     }
 

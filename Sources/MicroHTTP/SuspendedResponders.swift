@@ -23,34 +23,26 @@ final class SuspendedResponders: Sendable {
         private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
     }
 
-    private let shards = (0..<ThreadShard.count).map { _ in Shard() }
-    /// The same shards, reached without a retain and a release of each.
-    private let unretained: [Unmanaged<Shard>]
-
-    init() {
-        unretained = shards.map { Unmanaged.passUnretained($0) }
-    }
+    private let shards = ThreadShards { Shard() }
 
     /// Lists `responder` in `shard`: the calling thread's (`ThreadShard.current`).
     func list(_ responder: HTTPResponder, shard: Int) -> Ticket {
-        let slot = unretained[shard]._withUnsafeGuaranteedRef {
-            $0.table.withLock { $0.insert(Unmanaged.passUnretained(responder)) }
-        }
+        let slot = shards.with(shard) { $0.table.withLock { $0.insert(Unmanaged.passUnretained(responder)) } }
         return Ticket(shard: shard, slot: slot)
     }
 
     func unlist(_ ticket: Ticket) {
-        unretained[ticket.shard]._withUnsafeGuaranteedRef { $0.table.withLock { $0.remove(at: ticket.slot) } }
+        shards.with(ticket.shard) { $0.table.withLock { $0.remove(at: ticket.slot) } }
     }
 
     /// Every responder listed now.
     var all: [HTTPResponder] {
         // Retained under the lock, while each is still listed and so still alive.
-        shards.flatMap { shard in shard.table.withLock { $0.elements.map { $0.takeUnretainedValue() } } }
+        shards.all.flatMap { shard in shard.table.withLock { $0.elements.map { $0.takeUnretainedValue() } } }
     }
 
     var isEmpty: Bool {
-        shards.allSatisfy { shard in shard.table.withLock { $0.count == 0 } }
+        shards.all.allSatisfy { shard in shard.table.withLock { $0.count == 0 } }
     }
 }
 

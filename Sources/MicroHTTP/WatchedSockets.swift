@@ -42,9 +42,8 @@ struct WatchedSockets {
     /// Its next request started; `false` if it was not watched.
     @discardableResult
     mutating func unwatch(_ socket: Int32) -> Bool {
-        let index = Int(socket)
-        guard index >= 0, index < since.count, since[index] != Self.notWatched else { return false }
-        since[index] = Self.notWatched
+        guard watchBegan(socket) != nil else { return false }
+        since[Int(socket)] = Self.notWatched
         count -= 1
         return true
     }
