@@ -34,6 +34,8 @@ public final class HTTPResponder: @unchecked Sendable {
     private var listing: SuspendedResponders.Ticket?
     /// Whether the connection was ever suspended.
     private(set) var wasSuspended = false
+    /// Read on every call of the access handler, the one after a resume too (so kept up here).
+    private(set) var bodyTooLarge = false
     /// The connection's socket, looked up when it was suspended.
     private var suspendedSocket: Int32 = -1
     /// What was queued, for the access record; a stream's bytes are counted by the stream.
@@ -47,7 +49,6 @@ public final class HTTPResponder: @unchecked Sendable {
     let method: String
     let path: String
     private(set) var body: [UInt8] = []
-    private(set) var bodyTooLarge = false
     /// Bytes of an over-long body read and dropped so far.
     private var discarded = 0
     /// Where a chunked body starts in libmicrohttpd's buffer, for reading its chunk sizes.
@@ -71,8 +72,9 @@ public final class HTTPResponder: @unchecked Sendable {
         // A fan-out hands one prepared answer to thousands of responders from one thread while
         // the pool threads queue and drop it: every reference taken or dropped is a write to a
         // line they all share, so it travels as one reference rather than three.
-        if let prepared = response.prepared {
-            answer(.prepared(status: response.status, prepared))
+        // (Not `if let`: its binding is a second reference, taken and dropped.)
+        if response.prepared != nil {
+            answer(.prepared(status: response.status, response.prepared.unsafelyUnwrapped))
         } else {
             answer(.full(response))
         }
@@ -86,8 +88,10 @@ public final class HTTPResponder: @unchecked Sendable {
     }
 
     @discardableResult
-    private func answer(_ reply: Reply) -> Bool {
-        switch machine.withLock({ $0.replyArrived(reply) }) {
+    private func answer(_ reply: consuming Reply) -> Bool {
+        // Moved into the state: a copy of a prepared answer writes the line of its reference count.
+        var moving = Optional(reply)
+        switch machine.withLock({ $0.replyArrived(moving.take()!) }) {
         case .rejectReply:
             return false
         case .resume:
@@ -191,7 +195,7 @@ public final class HTTPResponder: @unchecked Sendable {
             return queue(reply, on: connection) == .YES
         case .suspend:
             wasSuspended = true
-            listing = server.suspended.list(self, shard: shard)
+            listing = withServer { $0.suspended.list(self, shard: shard) }
             let socket = ClientSocket.descriptor(of: connection)
             suspendedSocket = socket
             MHD_suspend_connection(connection)
@@ -308,10 +312,11 @@ public final class HTTPResponder: @unchecked Sendable {
     }
 
     /// The server's headers for this request's `Origin` (none without one, or when none depend
-    /// on it). Looked up when the answer is queued: the server's own refusals get them too. The
-    /// header is looked at first: a request without one never touches the server's shared closure.
+    /// on it). Looked up when the answer is queued: the server's own refusals get them too. Under
+    /// the default policy no header depends on the origin, and the request's headers are not read.
     private func originHeaders(_ connection: OpaquePointer) -> [Header] {
-        guard let origin = lookUp("Origin", { $0.map { String(decoding: $0, as: UTF8.self) } }),
+        guard server.variesByOrigin,
+            let origin = lookUp("Origin", { $0.map { String(decoding: $0, as: UTF8.self) } }),
             let headersFor = server.originHeaders
         else { return [] }
         return headersFor(origin)
@@ -366,7 +371,7 @@ public final class HTTPResponder: @unchecked Sendable {
         }
         guard let streamed else {
             // Its next request may be one libmicrohttpd's epoll loop leaves unread.
-            if wasSuspended { server.resumeWatch.watch(suspendedSocket, shard: shard) }
+            if wasSuspended { withServer { $0.resumeWatch.watch(suspendedSocket, shard: shard) } }
             return (sentStatus, sentBytes)
         }
         server.streams.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(streamed)) }
@@ -376,8 +381,15 @@ public final class HTTPResponder: @unchecked Sendable {
     /// Takes the responder off `HTTPServer.suspended`: it has its answer, or the request is over.
     func unlist() {
         guard let listing else { return }
-        server.suspended.unlist(listing)
+        withServer { $0.suspended.unlist(listing) }
         self.listing = nil
+    }
+
+    /// The server, borrowed, so that what is reached through it is not retained either: its
+    /// shared objects' reference counts would be lines every answer writes.
+    @inline(__always)
+    private func withServer<Result>(_ body: (HTTPServer) -> Result) -> Result {
+        Unmanaged.passUnretained(server)._withUnsafeGuaranteedRef(body)
     }
 
     func record(status: Int, bytes: Int) -> AccessRecord {

@@ -27,6 +27,9 @@ public final class HTTPServer: Sendable {
     let refusals: @Sendable (HTTPRefusal) -> HTTPResponse
     let responseHeaders: [Header]
     let originHeaders: (@Sendable (String) -> [Header])?
+    /// Whether there are `originHeaders`: a plain flag, read on every answer without touching the
+    /// closure's context (a reference count every pool thread would write).
+    let variesByOrigin: Bool
     let maxBodyBytes: Int
     /// See `HTTPServerOptions.streamSendBufferBytes`.
     let streamSendBufferBytes: Int
@@ -65,6 +68,7 @@ public final class HTTPServer: Sendable {
         self.refusals = options.refusals
         self.responseHeaders = options.responseHeaders
         self.originHeaders = options.originHeaders
+        self.variesByOrigin = options.originHeaders != nil
         self.maxBodyBytes = options.maxBodyBytes
         self.streamSendBufferBytes = options.streamSendBufferBytes
         self.recordsAddresses = options.recordsAddresses

@@ -91,8 +91,8 @@ struct ResponderStateMachine<Reply> {
         }
     }
 
-    /// An answer, from any thread. Only the first counts.
-    mutating func replyArrived(_ reply: Reply) -> Action {
+    /// An answer, from any thread. Only the first counts. Consumed: kept without a copy.
+    mutating func replyArrived(_ reply: consuming Reply) -> Action {
         switch state {
         case .receiving, .handling:
             state = .ready(reply)

@@ -76,7 +76,9 @@ final class ResumedConnectionWatch: Sendable {
         let wasEmpty = shards.with(shard) { shard in
             shard.watched.withLock { watched -> Bool in
                 let wasEmpty = watched.count == 0
-                watched.watch(socket, at: MonotonicClock.nanoseconds())
+                // Coarse: a watch that starts a few milliseconds early is looked at that much sooner,
+                // against a grace of 100 ms. Read on every answer after a suspension.
+                watched.watch(socket, at: MonotonicClock.coarseNanoseconds())
                 shard.count.store(watched.count, ordering: .relaxed)
                 return wasEmpty
             }
