@@ -59,8 +59,13 @@ struct StreamStateMachine<CloseHandler> {
         case call([CloseHandler])
     }
 
-    private var pieces: [[UInt8]] = []
-    /// Bytes of `pieces[0]` already handed out.
+    /// The piece being sent, kept in the state itself: a stream of events mostly holds one piece
+    /// at a time, and a separate array of pieces was one more object, cold in memory, for every
+    /// event a fan-out adds to thousands of streams.
+    private var first: [UInt8]?
+    /// The pieces after `first`.
+    private var more: [[UInt8]] = []
+    /// Bytes of `first` already handed out.
     private var offset = 0
     /// Bytes waiting to be sent.
     private(set) var buffered = 0
@@ -82,15 +87,15 @@ struct StreamStateMachine<CloseHandler> {
     mutating func send(_ piece: [UInt8], limit: Int) -> SendAction {
         guard connection != .released && !ending else { return .rejected }
         if buffered + piece.count > limit {
-            if offset > 0 {
-                pieces.removeSubrange(1...)
-                buffered = pieces[0].count - offset
+            more.removeAll()
+            if offset > 0, let first {
+                buffered = first.count - offset
             } else {
-                pieces.removeAll()
+                first = nil
                 buffered = 0
             }
         }
-        pieces.append(piece)
+        if first == nil { first = piece } else { more.append(piece) }
         buffered += piece.count
         return wake() == .resume ? .resume : .queued
     }
@@ -110,14 +115,13 @@ struct StreamStateMachine<CloseHandler> {
 
     /// libmicrohttpd asks for up to `buffer.count` bytes.
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadAction {
-        guard !pieces.isEmpty else {
+        guard first != nil else {
             if ending || connection == .released { return .endOfStream }
             connection = .suspending(wake: false)
             return .suspend
         }
         var written = 0
-        while written < buffer.count, !pieces.isEmpty {
-            let piece = pieces[0]
+        while written < buffer.count, let piece = first {
             let count = min(buffer.count - written, piece.count - offset)
             piece.withUnsafeBytes { bytes in
                 (buffer.baseAddress! + written).copyMemory(from: bytes.baseAddress! + offset, byteCount: count)
@@ -125,7 +129,7 @@ struct StreamStateMachine<CloseHandler> {
             written += count
             offset += count
             if offset == piece.count {
-                pieces.removeFirst()
+                first = more.isEmpty ? nil : more.removeFirst()
                 offset = 0
             }
         }
@@ -154,7 +158,8 @@ struct StreamStateMachine<CloseHandler> {
     mutating func clientGone() -> Action {
         guard connection == .suspended else { return .none }
         ending = true
-        pieces = []
+        first = nil
+        more = []
         buffered = 0
         connection = .active
         return .resume
@@ -163,7 +168,8 @@ struct StreamStateMachine<CloseHandler> {
     /// libmicrohttpd destroyed the response: the connection is over.
     mutating func released() -> CloseAction {
         connection = .released
-        pieces = []
+        first = nil
+        more = []
         buffered = 0
         defer { closeHandlers = [] }
         return .call(closeHandlers)

@@ -113,7 +113,7 @@ final class Channel: Sendable {
             conclude(&state, into: &effects, versionBefore: before, waitersBefore: waitersBefore, changes, now)
             return effects
         }
-        perform(effects)
+        perform(consume effects)
     }
 
     // MARK: - Reading
@@ -200,7 +200,7 @@ final class Channel: Sendable {
             // ephemeral server) gets the current overlay at once.
             let upToDate = state.engine.version == lastEventID
             let subscriber = Subscriber(stream: stream, lastSent: upToDate ? lastEventID : nil)
-            state.subscribers[ticket] = subscriber
+            state.subscribers.add(subscriber, ticket: ticket)
             return ((ticket, subscriber, upToDate ? nil : state.engine.overlay(at: now)), Changes())
         }.value
         guard let (ticket, subscriber, current) = joined else { return false }
@@ -223,12 +223,12 @@ final class Channel: Sendable {
     }
 
     private func unsubscribe(_ ticket: Int) {
-        state.withLock { _ = $0.subscribers.removeValue(forKey: ticket) }
+        state.withLock { $0.subscribers.remove(ticket: ticket) }
     }
 
     /// Sends `comment` to every stream, so that proxies keep them open and dead clients are found.
     func heartbeat(_ comment: [UInt8]) {
-        for subscriber in state.withLock({ Array($0.subscribers.values) }) {
+        for subscriber in state.withLock({ $0.subscribers.all }) {
             subscriber.heartbeat(comment, limit: encoder.streamBufferBytes)
         }
     }
@@ -237,7 +237,7 @@ final class Channel: Sendable {
     func releaseReaders() {
         let (waiters, subscribers) = state.withLock { state in
             defer { state.waiters = [] }
-            return (state.waiters, Array(state.subscribers.values))
+            return (state.waiters, state.subscribers.all)
         }
         for waiter in waiters { waiter.responder.respond(APIError.shuttingDown.response) }
         for subscriber in subscribers { subscriber.stream.end() }
@@ -272,8 +272,9 @@ final class Channel: Sendable {
             conclude(&state, into: &effects, versionBefore: before, waitersBefore: waitersBefore, changes, now)
             return (outcome, effects)
         }
-        perform(effects)
-        return (try outcome.get(), effects.sequence)
+        let sequence = effects.sequence
+        perform(consume effects)
+        return (try outcome.get(), sequence)
     }
 
     /// The end of every access, under the lock: the changes go to the store, a new version to
@@ -298,7 +299,7 @@ final class Channel: Sendable {
         {
             effects.changed = state.engine.overlay(at: now)
             effects.tellsReaders = true
-            effects.subscribers = Array(state.subscribers.values)
+            effects.subscribers = state.subscribers.all
             if !state.waiters.isEmpty {
                 effects.answered = state.waiters
                 state.waiters = []
@@ -363,7 +364,10 @@ final class Channel: Sendable {
         }
     }
 
-    private func perform(_ effects: ChannelEffects) {
+    /// Tells the readers. Waiters are taken out one by one (`popLast`), not iterated: iterating
+    /// retains each, and the array's end releases them all in a second pass over thousands of
+    /// objects the pool threads are answering meanwhile. (They all get the same answer.)
+    private func perform(_ effects: consuming ChannelEffects) {
         guard effects.tellsReaders else { return }
         if let overlay = effects.changed {
             publisher?.offer(channel: name, version: overlay.version, payload: overlay)
@@ -372,19 +376,18 @@ final class Channel: Sendable {
                 // response, not one each.
                 var response = encoder.response(overlay)
                 response.prepare()
-                for waiter in effects.answered { waiter.responder.respond(response) }
+                while let waiter = effects.answered.popLast() { waiter.answer(response) }
             }
             if !effects.subscribers.isEmpty {
-                let event = encoder.event(overlay)
-                for subscriber in effects.subscribers {
-                    subscriber.deliver(overlay.version, event, limit: encoder.streamBufferBytes)
-                }
+                SubscriberList.deliver(
+                    encoder.event(overlay), version: overlay.version, to: effects.subscribers,
+                    limit: encoder.streamBufferBytes)
             }
         }
         if !effects.expired.isEmpty {
             var response = encoder.notModified(version: effects.expiredVersion)
             response.prepare()
-            for waiter in effects.expired { waiter.responder.respond(response) }
+            while let waiter = effects.expired.popLast() { waiter.answer(response) }
         }
     }
 

@@ -9,6 +9,12 @@ struct ChannelWaiter {
     /// Monotonic nanoseconds after which the waiter gets 304.
     var deadline: Int64
     var responder: HTTPResponder
+
+    /// Answers the waiter. The responder is borrowed from the waiter, not retained for the call:
+    /// a fan-out answers thousands of them while the pool threads answer them too.
+    func answer(_ response: HTTPResponse) {
+        Unmanaged.passUnretained(responder)._withUnsafeGuaranteedRef { $0.respond(response) }
+    }
 }
 
 /// What a channel keeps behind its lock.
@@ -20,7 +26,7 @@ struct ChannelState {
     var waiters: [ChannelWaiter] = []
     /// The waiter deadline last handed to the scheduler.
     var waitersScheduled: Int64?
-    var subscribers: [Int: Subscriber] = [:]
+    var subscribers = SubscriberList()
     var nextTicket = 0
     /// The store sequence of this channel's latest record.
     var lastSequence: UInt64?

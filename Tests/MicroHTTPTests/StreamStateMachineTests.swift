@@ -37,6 +37,25 @@ struct StreamStateMachineTests {
         #expect(machine.sent == 11)
     }
 
+    /// The piece being sent and the ones queued behind it go out in order across reads of any
+    /// size, with more arriving meanwhile; a drained buffer takes a new first piece.
+    @Test func queuedPiecesFollowInOrder() {
+        var machine = Machine()
+        #expect(machine.send(Array("one ".utf8), limit: 100) == .queued)
+        #expect(machine.send(Array("two ".utf8), limit: 100) == .queued)
+        #expect(Self.read(&machine, capacity: 2) == (.wrote(2), "on"))
+        #expect(machine.send(Array("three ".utf8), limit: 100) == .queued)
+        #expect(Self.read(&machine, capacity: 5) == (.wrote(5), "e two"))
+        #expect(Self.read(&machine, capacity: 3) == (.wrote(3), " th"))
+        #expect(machine.buffered == 4)
+        #expect(Self.read(&machine) == (.wrote(4), "ree "))
+        #expect(machine.buffered == 0)
+        #expect(machine.send(Array("four".utf8), limit: 100) == .queued)
+        #expect(Self.read(&machine) == (.wrote(4), "four"))
+        #expect(machine.sent == 18)
+        #expect(Self.read(&machine).0 == .suspend)
+    }
+
     /// An empty buffer suspends the connection; the next piece resumes it.
     @Test func sendWakesSuspended() {
         var machine = Self.suspended()

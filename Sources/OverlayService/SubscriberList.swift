@@ -1,0 +1,54 @@
+/// A channel's event streams.
+typealias SubscriberList = TicketList<Subscriber>
+
+/// Values listed under tickets, kept in one dense array: a channel's change hands that array to
+/// the fan-out as it is (a reference to its storage), where copying the values of a dictionary
+/// retained each of thousands of streams under the channel's lock. Each ticket's place is kept for
+/// its removal, which moves the last value into the gap.
+struct TicketList<Element> {
+    /// The values, in no particular order.
+    private(set) var all: [Element] = []
+    /// The ticket of each value in `all`, at the same place.
+    private var tickets: [Int] = []
+    /// Where each ticket's value is in `all`.
+    private var places: [Int: Int] = [:]
+
+    var count: Int { all.count }
+    var isEmpty: Bool { all.isEmpty }
+
+    mutating func add(_ value: Element, ticket: Int) {
+        precondition(places[ticket] == nil, "ticket \(ticket) is listed already")
+        places[ticket] = all.count
+        all.append(value)
+        tickets.append(ticket)
+    }
+
+    /// Takes the value of `ticket` off the list; nothing if it is not on it.
+    mutating func remove(ticket: Int) {
+        guard let place = places.removeValue(forKey: ticket) else { return }
+        let last = all.count - 1
+        if place != last {
+            all.swapAt(place, last)
+            tickets.swapAt(place, last)
+            places[tickets[place]] = place
+        }
+        all.removeLast()
+        tickets.removeLast()
+    }
+}
+
+extension TicketList where Element == Subscriber {
+    /// Sends `event` to each of `subscribers` (a list's `all`). The array is the channel's own,
+    /// so it is borrowed, and each stream too: a retain and a release of each of thousands.
+    static func deliver(_ event: [UInt8], version: UInt64, to subscribers: [Subscriber], limit: Int) {
+        subscribers.withUnsafeBufferPointer { subscribers in
+            for index in subscribers.indices {
+                Unmanaged.passUnretained(subscribers[index])._withUnsafeGuaranteedRef {
+                    $0.deliver(version, event, limit: limit)
+                }
+            }
+        }
+    }
+}
+
+extension TicketList: Sendable where Element: Sendable {}
