@@ -132,9 +132,7 @@ public final class HTTPResponder: @unchecked Sendable {
     }
 
     /// Whether an answer has been given (or the request is over).
-    public var hasResponded: Bool {
-        machine.withLock { $0.hasResponded }
-    }
+    public var hasResponded: Bool { machine.withLock { $0.hasResponded } }
 
     // MARK: - On the connection's thread
 
@@ -303,6 +301,7 @@ public final class HTTPResponder: @unchecked Sendable {
         on connection: OpaquePointer
     ) -> MHD_Result {
         guard let created else { return .NO }
+        HTTPDate.add(to: created)
         Header.add(headers, to: created)
         Header.add(server.responseHeaders, to: created)
         Header.add(perOrigin, to: created)

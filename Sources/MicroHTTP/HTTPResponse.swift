@@ -19,7 +19,11 @@ public struct HTTPResponse: Sendable {
     /// Builds the response in libmicrohttpd once, so that sending it again costs no copy, no
     /// allocation and no header strings: for answers that stay the same (a version's 304).
     /// Changing the response after this sends the prepared one still.
-    public mutating func prepare() {
-        prepared = PreparedResponse(self)
+    ///
+    /// `dated`: the response carries the Date of the moment it is built (when it is first sent),
+    /// for one sent to many at once (a fan-out) that is let go of right after. Otherwise each send
+    /// gets the Date of its own moment, from libmicrohttpd.
+    public mutating func prepare(dated: Bool = false) {
+        prepared = PreparedResponse(self, dated: dated)
     }
 }

@@ -8,12 +8,15 @@ import Synchronization
 final class PreparedResponse: Sendable {
     let headers: [Header]
     let body: [UInt8]
+    /// Whether the built response carries the Date of its building (see `HTTPResponse.prepare`).
+    let dated: Bool
     /// The libmicrohttpd response's address once built (0 before): read with one atomic load.
     private let address = Atomic<Int>(0)
 
-    init(_ response: HTTPResponse) {
+    init(_ response: HTTPResponse, dated: Bool) {
         headers = response.headers
         body = response.body
+        self.dated = dated
     }
 
     /// The built response, if it has been built.
@@ -28,6 +31,7 @@ final class PreparedResponse: Sendable {
                 bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
         }
         guard let created else { return nil }
+        if dated { HTTPDate.add(to: created) }
         Header.add(headers, to: created)
         Header.add(serverHeaders, to: created)
         let (stored, winner) = address.compareExchange(

@@ -375,7 +375,7 @@ final class Channel: Sendable {
                 // Built once in libmicrohttpd for every waiter: thousands of long-polls cost one
                 // response, not one each.
                 var response = encoder.response(overlay)
-                response.prepare()
+                response.prepare(dated: true)
                 while let waiter = effects.answered.popLast() { waiter.answer(response) }
             }
             if !effects.subscribers.isEmpty {
@@ -386,7 +386,7 @@ final class Channel: Sendable {
         }
         if !effects.expired.isEmpty {
             var response = encoder.notModified(version: effects.expiredVersion)
-            response.prepare()
+            response.prepare(dated: true)
             while let waiter = effects.expired.popLast() { waiter.answer(response) }
         }
     }
