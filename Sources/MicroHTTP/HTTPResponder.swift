@@ -301,7 +301,6 @@ public final class HTTPResponder: @unchecked Sendable {
         on connection: OpaquePointer
     ) -> MHD_Result {
         guard let created else { return .NO }
-        HTTPDate.add(to: created)
         Header.add(headers, to: created)
         Header.add(server.responseHeaders, to: created)
         Header.add(perOrigin, to: created)
