@@ -5,21 +5,15 @@ internal import CMicroHTTPD
 #endif
 
 /// The `Date` header (RFC 9110 §6.6.1, IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`) that the
-/// server puts in a response prepared for a fan-out, formatted once a second per thread.
+/// server puts in a response prepared for a fan-out, formatted when that response is built.
 ///
 /// libmicrohttpd adds a Date to every response that has none, calling `gmtime_r` for each one,
 /// and glibc's `gmtime_r` takes its global time-zone lock: in a fan-out to 10,000 readers the pool
 /// threads fought over that lock for every answer (about 200 ns each, 2 ms of the round). A
-/// response that carries its own Date is left alone by libmicrohttpd. (Responses built for one
+/// response that carries its own Date is left alone by libmicrohttpd, and a prepared response is
+/// built once for all its sends, so its one `gmtime_r` costs nothing. (Responses built for one
 /// request keep libmicrohttpd's Date: adding a header to each costs it more than the lock does.)
 enum HTTPDate {
-    /// One thread's formatted second.
-    private struct Cache {
-        var second = Int.min
-        /// The value and its NUL: 29 bytes and one.
-        var text: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-    }
-
     /// The length of an IMF-fixdate.
     static let length = 29
 
@@ -30,18 +24,9 @@ enum HTTPDate {
 
     /// Calls `body` with the Date of now as a NUL-terminated C string, valid during the call.
     static func withCurrent<Result>(_ body: (UnsafePointer<CChar>) -> Result) -> Result {
-        var now = timespec()
-        // The coarse clock is read without a system call; its few milliseconds of lag are
-        // nothing beside the value's one-second resolution.
-        clock_gettime(CLOCK_REALTIME_COARSE, &now)
-        let cache = threadCache()
-        let second = Int(now.tv_sec)
-        if cache.pointee.second != second {
-            withUnsafeMutableBytes(of: &cache.pointee.text) { format(second, into: $0) }
-            cache.pointee.second = second
-        }
-        return withUnsafeBytes(of: &cache.pointee.text) {
-            body($0.baseAddress!.assumingMemoryBound(to: CChar.self))
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: length + 1) { buffer in
+            format(Int(time(nil)), into: UnsafeMutableRawBufferPointer(buffer))
+            return body(buffer.baseAddress!)
         }
     }
 
@@ -63,20 +48,4 @@ enum HTTPDate {
     private static func twoDigits(_ value: Int32) -> String {
         value < 10 ? "0" + String(value) : String(value)
     }
-
-    /// The calling thread's cache, made on its first call and freed when the thread ends.
-    private static func threadCache() -> UnsafeMutablePointer<Cache> {
-        if let stored = pthread_getspecific(cacheKey) { return stored.assumingMemoryBound(to: Cache.self) }
-        let cache = UnsafeMutablePointer<Cache>.allocate(capacity: 1)
-        cache.initialize(to: Cache())
-        pthread_setspecific(cacheKey, cache)
-        return cache
-    }
 }
-
-/// The key of each thread's `HTTPDate` cache; a thread's cache is freed as it exits.
-private let cacheKey: pthread_key_t = {
-    var key = pthread_key_t()
-    precondition(pthread_key_create(&key, { $0?.deallocate() }) == 0, "no thread-specific key left")
-    return key
-}()

@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// Every response carries one `Date` (RFC 9110 §6.6.1), in the IMF-fixdate form, of the moment it
-/// was sent: whether the server formats it (its cached second) or libmicrohttpd does.
+/// was sent: whether the server formats it (a fan-out's prepared answer) or libmicrohttpd does.
 @Suite("Date header")
 struct DateHeaderTests {
     /// IMF-fixdate for instants whose date is known, across leap days and 2038.
@@ -27,7 +27,7 @@ struct DateHeaderTests {
         #expect(buffer[HTTPDate.length...].allSatisfy { $0 == 0 })
     }
 
-    /// The cached value is the current second's, on every thread that asks.
+    /// The value formatted for now is the current second's.
     @Test func currentValueIsNow() {
         for _ in 0..<3 {
             let before = time(nil)
