@@ -127,7 +127,8 @@ package struct RequestFields {
             throw .unsupportedMediaType(mediaType)
         }
         if isJSON {
-            if request.body.allSatisfy(isBlank) {
+            // No body at all is no fields; a body of blanks alone is not JSON (400, as any other).
+            if request.body.isEmpty {
                 return .none
             }
             let document: JSONDocument
