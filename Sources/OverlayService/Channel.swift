@@ -364,9 +364,7 @@ final class Channel: Sendable {
         }
     }
 
-    /// Tells the readers. Waiters are taken out one by one (`popLast`), not iterated: iterating
-    /// retains each, and the array's end releases them all in a second pass over thousands of
-    /// objects the pool threads are answering meanwhile. (They all get the same answer.)
+    /// Tells the readers (waiters are answered by `answerAll`, which says how).
     private func perform(_ effects: consuming ChannelEffects) {
         guard effects.tellsReaders else { return }
         if let overlay = effects.changed {
@@ -376,7 +374,7 @@ final class Channel: Sendable {
                 // response, not one each.
                 var response = encoder.response(overlay)
                 response.prepare(dated: true)
-                while let waiter = effects.answered.popLast() { waiter.answer(response) }
+                effects.answered.answerAll(response)
             }
             if !effects.subscribers.isEmpty {
                 SubscriberList.deliver(
@@ -387,7 +385,7 @@ final class Channel: Sendable {
         if !effects.expired.isEmpty {
             var response = encoder.notModified(version: effects.expiredVersion)
             response.prepare(dated: true)
-            while let waiter = effects.expired.popLast() { waiter.answer(response) }
+            effects.expired.answerAll(response)
         }
     }
 

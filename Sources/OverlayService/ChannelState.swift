@@ -17,6 +17,35 @@ struct ChannelWaiter {
     }
 }
 
+extension [ChannelWaiter] {
+    /// How many answers ahead a fan-out fetches a waiter's responder: far enough for the fetch to
+    /// arrive before its answer, near enough for it to still be in the cache.
+    static var prefetchDistance: Int { 8 }
+
+    /// Answers every waiter with `response` (they all get the same), emptying the array. Taken
+    /// out one by one (`removeLast`), not iterated: iterating retains each, and the array's end
+    /// releases them all in a second pass over thousands of objects the pool threads are
+    /// answering meanwhile. The responder a few answers ahead is fetched meanwhile (a fan-out's
+    /// CPU time per round went down 2 %: BENCHMARKS.md).
+    mutating func answerAll(_ response: HTTPResponse) {
+        // The responder's address is read from the array's memory: taking the reference out would
+        // retain it, a write to the cold line the fetch is for.
+        let responderOffset = MemoryLayout<ChannelWaiter>.offset(of: \.responder)!
+        while !isEmpty {
+            let ahead = count - 1 - Self.prefetchDistance
+            if ahead >= 0 {
+                withUnsafeBytes { bytes in
+                    HTTPResponder.prefetch(
+                        at: bytes.load(
+                            fromByteOffset: ahead * MemoryLayout<ChannelWaiter>.stride + responderOffset,
+                            as: UnsafeRawPointer.self))
+                }
+            }
+            removeLast().answer(response)
+        }
+    }
+}
+
 /// What a channel keeps behind its lock.
 struct ChannelState {
     var engine: OverlayEngine
