@@ -235,11 +235,11 @@ final class Channel: Sendable {
 
     /// The server is stopping: waiters get 503 now, streams end after what they hold.
     func releaseReaders() {
-        let (waiters, subscribers) = state.withLock { state in
+        var (waiters, subscribers) = state.withLock { state in
             defer { state.waiters = [] }
             return (state.waiters, state.subscribers.all)
         }
-        for waiter in waiters { waiter.responder.respond(APIError.shuttingDown.response) }
+        waiters.answerAll(APIError.shuttingDown.response)
         for subscriber in subscribers { subscriber.stream.end() }
     }
 
