@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 /* libcurl is loaded with dlopen the first time publishing starts (or `overlayd post` or `watch`
@@ -80,6 +81,16 @@ static inline int overlayd_curl_load(overlayd_curl_api *api, char *error, size_t
 /* curl_easy_setopt and curl_easy_getinfo are variadic, and Swift cannot call a C variadic
    function: these wrappers make the few calls the publisher needs. */
 
+/* Every socket curl opens is close-on-exec: libcurl 7.88 opens them without it, and a child
+   process started while a request is open (a test runner's server, a shell of `watch`) would
+   inherit the connection and hold it open after curl closes its copy. */
+static inline curl_socket_t overlayd_curl_open_socket(void *context, curlsocktype purpose,
+                                                      struct curl_sockaddr *address) {
+    (void) context;
+    (void) purpose;
+    return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+}
+
 /* The publisher only needs the status: the body nchan answers with is read and dropped. */
 static inline size_t overlayd_curl_discard(char *data, size_t size, size_t count, void *context) {
     (void) data;
@@ -102,6 +113,7 @@ static inline CURL *overlayd_curl_handle(const overlayd_curl_api *api, long conn
     api->easy_setopt(handle, CURLOPT_ERRORBUFFER, error_buffer);
     api->easy_setopt(handle, CURLOPT_PROTOCOLS_STR, "http,https");
     api->easy_setopt(handle, CURLOPT_FOLLOWLOCATION, 0L);
+    api->easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, overlayd_curl_open_socket);
     return handle;
 }
 
@@ -189,6 +201,7 @@ static inline overlayd_curl_fetch *overlayd_curl_fetch_new(
     api->easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
     api->easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
     api->easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, fetch->idle_timeout_ms);
+    api->easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, overlayd_curl_open_socket);
     api->easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
     api->easy_setopt(easy, CURLOPT_ERRORBUFFER, fetch->error);
     api->easy_setopt(easy, CURLOPT_HEADERFUNCTION, overlayd_curl_fetch_header);

@@ -80,6 +80,31 @@ struct CurlHTTPTransportTests {
         #expect(await eventually { Raw.connections(toPort: listener.port) == 0 })
     }
 
+    /// A child process started while a request is open (any test's server, a shell) does not
+    /// inherit its connection: spawned with no file actions, as a plain `posix_spawn` does, it
+    /// would otherwise hold the connection open after the request ends.
+    @Test func childrenDoNotInheritTheConnection() async throws {
+        let listener = try SilentListener()
+        let transport = CurlHTTPTransport()
+        let task = Task {
+            try await transport.perform(HTTPRequest(method: "GET", url: listener.url, timeout: 600))
+        }
+        #expect(await eventually { Raw.connections(toPort: listener.port) == 1 })
+        var child: pid_t = 0
+        let words: [String] = ["/bin/sleep", "60"]
+        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        #expect(posix_spawn(&child, "/bin/sleep", nil, nil, argv, environ) == 0)
+        defer {
+            kill(child, SIGKILL)
+            var status: Int32 = 0
+            waitpid(child, &status, 0)
+        }
+        task.cancel()
+        _ = await task.result
+        #expect(await eventually { Raw.connections(toPort: listener.port) == 0 })
+    }
+
     /// A task cancelled before its request starts sends nothing.
     @Test func cancelledBeforeTheStart() async throws {
         let listener = try SilentListener()
