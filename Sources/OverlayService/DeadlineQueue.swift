@@ -25,6 +25,8 @@ struct DeadlineQueue<Key: Hashable, Payload> {
     }
 
     private var current: [Key: Current] = [:]
+    /// The newest generation handed over for each key scheduled with one.
+    private var newest: [Key: UInt64] = [:]
     private var heap: [HeapEntry] = []
     private var generations: UInt64 = 0
 
@@ -45,6 +47,21 @@ struct DeadlineQueue<Key: Hashable, Payload> {
         if heap.count > 2 * current.count + 32 { rebuild() }
         dropStaleTop()
         return earliestBefore.map { deadline < $0 } ?? true
+    }
+
+    /// `schedule`, or `cancel` for a nil deadline, for a key whose owner stamps each handover with
+    /// a growing generation: one older than the newest the key was handed is ignored, so that two
+    /// handovers made on two threads keep the later decision whatever order they arrive in.
+    /// Returns whether the key's deadline is now the earliest of all.
+    @discardableResult
+    mutating func schedule(_ key: Key, at deadline: Int64?, generation: UInt64, _ payload: Payload) -> Bool {
+        if let seen = newest[key], seen >= generation { return false }
+        newest[key] = generation
+        guard let deadline else {
+            cancel(key)
+            return false
+        }
+        return schedule(key, at: deadline, payload)
     }
 
     /// Removes `key`'s deadline, if it has one.

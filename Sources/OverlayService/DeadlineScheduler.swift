@@ -51,6 +51,16 @@ final class DeadlineScheduler: Sendable {
         }
     }
 
+    /// `schedule` for a key whose handovers are made by several threads and may arrive out of
+    /// order: one stamped with an older `generation` than the newest the key had is ignored, so
+    /// the key keeps the deadline its owner decided last.
+    func schedule(_ key: TimerKey, at deadline: Int64?, generation: UInt64, action: @escaping Action) {
+        thread.withLock { locked in
+            guard !locked.state.stopped else { return }
+            if locked.state.deadlines.schedule(key, at: deadline, generation: generation, action) { locked.signal() }
+        }
+    }
+
     /// Ends the thread and waits for it; pending deadlines are dropped (with what their actions
     /// hold).
     func stop() {

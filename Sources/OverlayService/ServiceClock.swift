@@ -24,6 +24,14 @@ final class ServiceClock: Sendable {
         }
     }
 
+    /// The time at the monotonic reading `monotonic` (the real clock), or the manual clock's.
+    func now(monotonic: Int64) -> Instant {
+        switch mode {
+        case .real: Instant(nanoseconds: monotonic - origin)
+        case .manual: Instant(nanoseconds: manualNanoseconds.load(ordering: .acquiring))
+        }
+    }
+
     /// How long a `GET /overlay` answer may be sent again unchanged with the real clock: its
     /// `now` is then at most this much older than the request. nginx's cached time, one reading
     /// per pass of its event loop, is the same trade; one millisecond is a sixteenth of a frame.
@@ -32,6 +40,11 @@ final class ServiceClock: Sendable {
     /// Whether an answer computed at `earlier` may stand for a read at `later` of the same
     /// version. With the manual clock only the same instant does: every number stays exact.
     func sharesReading(_ earlier: Instant, with later: Instant) -> Bool {
+        Self.sharesReading(mode, earlier, with: later)
+    }
+
+    /// `sharesReading` for a clock of `mode`.
+    static func sharesReading(_ mode: ClockMode, _ earlier: Instant, with later: Instant) -> Bool {
         switch mode {
         case .real: later >= earlier && later.nanoseconds - earlier.nanoseconds < Self.sharedReadWindow.nanoseconds
         case .manual: later == earlier

@@ -180,3 +180,38 @@ struct DeadlineSchedulerTests {
         #expect(fired.withLock { $0.count } == 3)
     }
 }
+
+/// Handovers stamped with a generation: a channel decides its deadlines under its lock and hands
+/// them over after it, so two can arrive in the other order.
+@Suite("Deadline handovers")
+struct DeadlineHandoverTests {
+    /// The newer decision stands whatever order the two arrive in: the older one, arriving
+    /// last, neither replaces it nor cancels it, and says it wakes nobody.
+    @Test func anOlderHandoverArrivingLastIsIgnored() {
+        var queue = DeadlineQueue<TimerKey, String>()
+        let key = TimerKey.engine(channel: 1)
+        let newerWakes = queue.schedule(key, at: 10, generation: 2, "newer")
+        let olderWakes = queue.schedule(key, at: 5, generation: 1, "older")
+        #expect(newerWakes && !olderWakes)
+        #expect(queue.deadline(of: key) == 10)
+        queue.schedule(key, at: nil, generation: 1, "older cancel")
+        #expect(queue.deadline(of: key) == 10)
+        #expect(DeadlineSchedulerTests.drain(&queue, now: 100) == ["newer"])
+        // Once fired, a handover of that generation or older cannot bring a decision back.
+        queue.schedule(key, at: 40, generation: 2, "repeat")
+        #expect(queue.count == 0)
+        queue.schedule(key, at: 50, generation: 3, "next")
+        #expect(queue.deadline(of: key) == 50)
+        queue.schedule(key, at: nil, generation: 4, "cancel")
+        #expect(queue.count == 0)
+    }
+
+    /// Stamps are per key: another key's generations do not hide this one's.
+    @Test func generationsArePerKey() {
+        var queue = DeadlineQueue<TimerKey, String>()
+        queue.schedule(.waiters(channel: 1), at: 5, generation: 9, "waiters")
+        queue.schedule(.engine(channel: 1), at: 7, generation: 1, "engine")
+        #expect(queue.count == 2)
+        #expect(DeadlineSchedulerTests.drain(&queue, now: 7) == ["waiters", "engine"])
+    }
+}

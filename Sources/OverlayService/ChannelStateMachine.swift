@@ -1,0 +1,370 @@
+import MicroHTTP
+import OverlayEngine
+import OverlayStore
+
+/// A reader a channel parks: a long-poll, answered once.
+protocol ParkedReader: AnyObject {
+    /// Whether it has its answer (or its client went away and the sweep answered it).
+    var hasResponded: Bool { get }
+}
+
+/// Everything a channel holds behind its lock, as a value: the engine, the readers waiting for
+/// its next version, its event streams, what the scheduler was told, and the read caches.
+///
+/// Each event takes the current time as an argument (the overlay's clock and the monotonic one
+/// for wall-clock waits) and returns what the driver must do, as `Action`s to run after the lock
+/// is released, plus the record a store must take under the lock. It calls nothing and reads no
+/// clock, so every rule here is tested without sockets or threads (ChannelStateMachineTests).
+///
+/// Generic over the reader and the stream only so that tests park plain objects; `Channel`
+/// specialises it to libmicrohttpd's responders and the service's subscribers.
+struct ChannelStateMachine<Reader: ParkedReader, Stream> {
+    /// A long-poll parked until the version moves or its time is up.
+    struct Waiter {
+        /// Monotonic nanoseconds after which the waiter gets 304.
+        var deadline: Int64
+        var reader: Reader
+    }
+
+    /// What the driver does once the lock is released.
+    enum Action {
+        /// A new version: offered to the publisher, sent to every waiter and stream listed.
+        case notify(OverlaySnapshot, waiters: [Waiter], streams: [Stream])
+        /// Waiters whose time is up: 304 with `version`, which they already have.
+        case expire(version: UInt64, waiters: [Waiter])
+        /// The engine's next deadline for the scheduler (nil: none), in engine time.
+        case scheduleEngine(at: Instant?, generation: UInt64)
+        /// The earliest waiter deadline for the scheduler (nil: none), in monotonic nanoseconds.
+        case scheduleWaiters(at: Int64?, generation: UInt64)
+    }
+
+    /// What an event leaves: the record of its changes (to submit under the lock, so that one
+    /// channel's records reach the store in the order they happened) and the actions.
+    struct Transition {
+        var record: ChannelRecord?
+        var actions: [Action] = []
+    }
+
+    /// How the machine was set up: the parts of the service that decide what an event leaves.
+    struct Setting {
+        var name: String
+        var clock: ClockMode
+        /// Whether changes are stored: without a store no record is built.
+        var stores: Bool
+        /// Whether every new version is published, read or not.
+        var publishes: Bool
+        var encoder: OverlayEncoder
+        /// The device profiles by name, to read a stored device back after a failed commit.
+        var devices: [String: DeviceProfile] = [:]
+    }
+
+    let setting: Setting
+    private(set) var engine: OverlayEngine
+    private(set) var waiters: [Waiter] = []
+    private(set) var streams = TicketList<Stream>()
+    private var nextTicket = 0
+    /// The engine deadline the scheduler holds (nil once it fired): only an earlier one is handed
+    /// over, so a stream of writes that each move it later costs no scheduling.
+    private(set) var engineTimer: Instant?
+    /// The waiter deadline last handed to the scheduler.
+    private(set) var waitersTimer: Int64?
+    /// Stamps every handover, so that the scheduler keeps the newest of two that race there.
+    private var generation: UInt64 = 0
+    /// The generation of the engine deadline the scheduler holds, to tell its firing from a stale one.
+    private var engineTimerGeneration: UInt64 = 0
+    /// The store sequence of this channel's latest record.
+    private(set) var lastSequence: UInt64?
+    /// The current version's overlay JSON, cut for reads to fill in.
+    private var template: OverlayTemplate?
+    /// The last `GET /overlay` answer, sent again to reads of the same version at the same moment.
+    private var sharedRead: SharedRead?
+    /// Let go by the registry (a channel only readers made, whose readers all left): no reader
+    /// may join it any more; one that tries asks the registry again.
+    private(set) var retired = false
+
+    /// A machine around `engine`. `restarted` are the changes of a restart, whose record the
+    /// store takes first, with the whole state of the channel.
+    init(_ setting: Setting, engine: OverlayEngine, restarted: Changes? = nil) {
+        self.setting = setting
+        self.engine = engine
+        initialRecord =
+            setting.stores ? restarted.map { ChannelRecord(name: setting.name, engine: engine, changes: $0) } : nil
+    }
+
+    /// The record of a restart, for the driver to store before anything else.
+    private(set) var initialRecord: ChannelRecord?
+
+    // MARK: - Events
+
+    /// An event on the engine at `now`, after every deadline up to `now`.
+    mutating func write<T>(
+        now: Instant, monotonicNow: Int64, _ event: (inout OverlayEngine, Instant) -> Applied<T>
+    ) -> (T, Transition) {
+        let before = Before(self)
+        var changes = engine.advance(to: now)
+        let applied = event(&engine, now)
+        changes.merge(applied.changes)
+        return (applied.value, conclude(before, changes, now, monotonicNow))
+    }
+
+    /// A look at the engine at `now`, after every deadline up to `now`.
+    mutating func read<T, E: Error>(
+        now: Instant, monotonicNow: Int64, _ body: (OverlayEngine, Instant) throws(E) -> T
+    ) -> (Result<T, E>, Transition) {
+        let before = Before(self)
+        let changes = engine.advance(to: now)
+        let result: Result<T, E>
+        do throws(E) { result = .success(try body(engine, now)) } catch { result = .failure(error) }
+        return (result, conclude(before, changes, now, monotonicNow))
+    }
+
+    /// Time has come (a waiter timer, the manual clock): every deadline up to `now` is reached.
+    mutating func timeReached(now: Instant, monotonicNow: Int64) -> Transition {
+        read(now: now, monotonicNow: monotonicNow) { (_, _) throws(Never) in () }.1
+    }
+
+    /// The scheduler fired the engine deadline of `generation`. A stale firing (the deadline was
+    /// replaced meanwhile) leaves the held one alone; either way time is reached.
+    mutating func deadlineReached(generation fired: UInt64, now: Instant, monotonicNow: Int64) -> Transition {
+        // The scheduler forgot the deadline when it fired: so does the machine, so that the next
+        // one is handed over even if it is the same instant.
+        if fired == engineTimerGeneration { engineTimer = nil }
+        return timeReached(now: now, monotonicNow: monotonicNow)
+    }
+
+    /// What became of a long-poll that asked to wait.
+    enum Join {
+        /// The channel was let go: ask the registry again.
+        case retired
+        /// The version already differs from `since`: answer with this overlay now.
+        case answer(OverlaySnapshot)
+        case parked
+    }
+
+    /// A long-poll waiting for a version other than `since`, until `deadline` (monotonic).
+    mutating func join(
+        _ reader: Reader, since: UInt64, deadline: Int64, now: Instant, monotonicNow: Int64
+    ) -> (Join, Transition) {
+        guard !retired else { return (.retired, Transition()) }
+        let before = Before(self)
+        var transition = conclude(before, engine.advance(to: now), now, monotonicNow)
+        guard engine.version == since else { return (.answer(engine.overlay(at: now)), transition) }
+        // Parked after the deadlines are reached: a version they made is one it has seen.
+        let joining = Before(self)
+        waiters.append(Waiter(deadline: deadline, reader: reader))
+        transition.actions += conclude(joining, Changes(), now, monotonicNow).actions
+        return (.parked, transition)
+    }
+
+    /// What became of an event stream that asked to subscribe.
+    enum Subscription {
+        case retired
+        /// Listed under `ticket`; `current` is the overlay to send it first (nil when its
+        /// `Last-Event-ID` is the current version).
+        case subscribed(ticket: Int, stream: Stream, current: OverlaySnapshot?)
+    }
+
+    /// An event stream from now on. `make` gets the version the stream has already seen (its
+    /// `Last-Event-ID` when that is the current version, else nil).
+    mutating func subscribe(
+        lastEventID: UInt64?, now: Instant, monotonicNow: Int64, _ make: (_ lastSent: UInt64?) -> Stream
+    ) -> (Subscription, Transition) {
+        guard !retired else { return (.retired, Transition()) }
+        let before = Before(self)
+        let changes = engine.advance(to: now)
+        let ticket = nextTicket
+        nextTicket += 1
+        // An id that is not the current version (older, or from before a restart of an
+        // ephemeral server) gets the current overlay at once.
+        let upToDate = engine.version == lastEventID
+        let stream = make(upToDate ? lastEventID : nil)
+        streams.add(stream, ticket: ticket)
+        let subscription = Subscription.subscribed(
+            ticket: ticket, stream: stream, current: upToDate ? nil : engine.overlay(at: now))
+        return (subscription, conclude(before, changes, now, monotonicNow))
+    }
+
+    /// The stream of `ticket` closed.
+    mutating func unsubscribe(ticket: Int) {
+        streams.remove(ticket: ticket)
+    }
+
+    /// A commit of this channel's changes failed. The engine goes back to what the database holds
+    /// (`stored`; nil: nothing, the channel was new), under a version beyond every one served and
+    /// with no id given again, then reaches `now`.
+    mutating func commitFailed(stored: LoadedChannel?, now: Instant, monotonicNow: Int64) -> Transition {
+        let before = Before(self)
+        let configuration = engine.configuration
+        var restored =
+            stored.map {
+                OverlayEngine.exactly(
+                    configuration: configuration, state: $0.state, live: $0.live, history: $0.history,
+                    devices: setting.devices)
+            } ?? OverlayEngine(configuration: configuration, now: now, version: before.version)
+        restored.continueAfter(version: before.version, nextID: engine.nextID)
+        engine = restored
+        lastSequence = nil
+        return conclude(before, engine.advance(to: now), now, monotonicNow)
+    }
+
+    /// The store took this event's record under `sequence`.
+    mutating func recordSubmitted(_ sequence: UInt64) {
+        lastSequence = sequence
+        initialRecord = nil
+    }
+
+    /// The server is stopping: every waiter and stream, handed out (waiters leave the channel).
+    mutating func release() -> (waiters: [Waiter], streams: [Stream]) {
+        defer { waiters = [] }
+        return (waiters, streams.all)
+    }
+
+    /// Retires the channel if nobody reads it (no stream, no waiter still waiting); whether it did.
+    mutating func retireIfUnread() -> Bool {
+        guard streams.isEmpty, waiters.allSatisfy({ $0.reader.hasResponded }) else { return false }
+        retired = true
+        return true
+    }
+
+    /// Waiters still waiting (one whose client went away has been answered by the sweep).
+    var waitingCount: Int { waiters.count { !$0.reader.hasResponded } }
+}
+extension ChannelStateMachine {
+    /// What the end of an event compares with: the version and the waiters before it.
+    struct Before {
+        var version: UInt64
+        var waiters: Int
+
+        init(_ machine: ChannelStateMachine) {
+            version = machine.engine.version
+            waiters = machine.waiters.count
+        }
+    }
+
+    /// The end of every event: the changes become a record, a new version goes to the readers,
+    /// due waiters get 304, and deadlines that moved go to the scheduler.
+    @inline(__always)
+    private mutating func conclude(
+        _ before: Before, _ changes: Changes, _ now: Instant, _ monotonicNow: Int64
+    ) -> Transition {
+        var transition = Transition()
+        if setting.stores, !changes.isEmpty {
+            transition.record = ChannelRecord(name: setting.name, engine: engine, changes: changes)
+        }
+        var waitersChanged = waiters.count != before.waiters
+        // Waiters only join in an event; any that left make the earliest deadline a full scan.
+        var waitersLeft = waiters.count < before.waiters
+        if engine.version != before.version && (setting.publishes || !streams.isEmpty || !waiters.isEmpty) {
+            // Moved out, not copied: the array's storage goes to the fan-out as it is.
+            let answered = waiters
+            waiters = []
+            if !answered.isEmpty {
+                waitersChanged = true
+                waitersLeft = true
+            }
+            transition.actions.append(.notify(engine.overlay(at: now), waiters: answered, streams: streams.all))
+        }
+        // Waiters are only scanned once the earliest of them is due, not on every event.
+        if let earliest = waitersTimer, earliest <= monotonicNow {
+            let expired = waiters.filter { $0.deadline <= monotonicNow }
+            waiters.removeAll { $0.deadline <= monotonicNow }
+            if !expired.isEmpty { transition.actions.append(.expire(version: engine.version, waiters: expired)) }
+            waitersChanged = true
+            waitersLeft = true
+        }
+        if waitersChanged {
+            let next = nextWaiterDeadline(joinedFrom: waitersLeft ? nil : before.waiters)
+            if next != waitersTimer {
+                waitersTimer = next
+                transition.actions.append(.scheduleWaiters(at: next, generation: nextGeneration()))
+            }
+        }
+        // Only a deadline earlier than the one the scheduler holds is handed over. A later one
+        // (each immediate POST moves the shown message's end later) waits for the held one to
+        // fire: that firing reaches nothing, forgets it (`deadlineReached`), and hands over the
+        // next. So a stream of writes costs at most one early wake-up per deadline that moved.
+        if setting.clock == .real, let next = engine.nextDeadline, engineTimer.map({ next < $0 }) ?? true {
+            engineTimer = next
+            engineTimerGeneration = nextGeneration()
+            transition.actions.append(.scheduleEngine(at: next, generation: engineTimerGeneration))
+        }
+        return transition
+    }
+
+    /// The earliest waiter deadline. When waiters only joined (from index `joinedFrom` on), the
+    /// newcomers are compared with the earliest so far: parking 10,000 long-polls costs 10,000
+    /// steps, not the 50 million a scan per join would.
+    private func nextWaiterDeadline(joinedFrom: Int?) -> Int64? {
+        guard let joinedFrom else { return waiters.lazy.map(\.deadline).min() }
+        let joined = waiters[joinedFrom...].lazy.map(\.deadline).min()
+        switch (waitersTimer, joined) {
+        case (let earliest?, let newcomer?): return min(earliest, newcomer)
+        case (let earliest, let newcomer): return earliest ?? newcomer
+        }
+    }
+
+    private mutating func nextGeneration() -> UInt64 {
+        generation += 1
+        return generation
+    }
+}
+
+// MARK: - Reading the overlay
+
+/// A `GET /overlay` answer kept for the reads that follow it: its version and the instant its
+/// moving values were computed at.
+struct SharedRead {
+    let version: UInt64
+    let at: Instant
+    let response: HTTPResponse
+}
+
+extension ChannelStateMachine {
+    /// How a `GET /overlay` is answered.
+    enum OverlayRead {
+        /// 304: the version is the one the reader has (with the version's template, whose
+        /// prepared 304 is shared, when there is one).
+        case notModified(OverlayTemplate?)
+        /// An answer built moments ago for the same version, sent again.
+        case shared(HTTPResponse)
+        /// The version's template, to be filled in with these values outside the lock.
+        case fill(OverlayTemplate, MovingValues, at: Instant)
+        /// A deadline has passed: the read must be an event (`read`), which reaches it.
+        case deadlinePassed
+    }
+
+    /// Most reads fall between deadlines: nothing can change, so the engine is only looked at
+    /// (no advance, no record, no waiter to wake) and the version's template, encoded once per
+    /// version, is filled in.
+    mutating func readOverlay(unlessVersion: UInt64?, now: Instant) -> OverlayRead {
+        if let deadline = engine.nextDeadline, deadline <= now { return .deadlinePassed }
+        if engine.version == unlessVersion {
+            return .notModified(template?.version == unlessVersion ? template : nil)
+        }
+        if let shared = sharedRead, shared.version == engine.version,
+            ServiceClock.sharesReading(setting.clock, shared.at, with: now)
+        {
+            return .shared(shared.response)
+        }
+        if template?.version != engine.version {
+            template = setting.encoder.template(engine.overlay(at: now))
+        }
+        return .fill(template!, engine.movingValues(at: now), at: now)
+    }
+
+    /// Keeps an answer filled in outside the lock for the reads that follow, unless the version
+    /// moved on or a newer answer got there first.
+    mutating func keep(_ read: SharedRead) {
+        guard engine.version == read.version else { return }
+        if let kept = sharedRead, kept.version == read.version, kept.at >= read.at { return }
+        sharedRead = read
+    }
+}
+
+extension ChannelStateMachine: Sendable where Reader: Sendable, Stream: Sendable {}
+extension ChannelStateMachine.Waiter: Sendable where Reader: Sendable {}
+extension ChannelStateMachine.Action: Sendable where Reader: Sendable, Stream: Sendable {}
+extension ChannelStateMachine.Transition: Sendable where Reader: Sendable, Stream: Sendable {}
+extension ChannelStateMachine.Join: Sendable where Reader: Sendable, Stream: Sendable {}
+extension ChannelStateMachine.Subscription: Sendable where Reader: Sendable, Stream: Sendable {}
+extension ChannelStateMachine.OverlayRead: Sendable where Reader: Sendable, Stream: Sendable {}
