@@ -58,14 +58,15 @@ struct ReadmeExampleTests {
     }
 }
 
-/// The README's "In a terminal" commands, run by a shell as written but for the server's address
-/// (and a token for the `…` it leaves to the reader).
-@Suite("README terminal commands")
+/// The "In a terminal" commands of docs/CLIENTS.md (the README's until it became a front page), run
+/// by a shell as written but for the server's address (and a token for the `…` it leaves to the
+/// reader).
+@Suite("Terminal example of docs/CLIENTS.md")
 struct ReadmeTerminalTests {
     @Test func postLinesRun() async throws {
-        let readme = try String(
-            contentsOf: ReadmeExampleTests.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.components(separatedBy: "## In a terminal").dropFirst().first)
+        let clients = try String(
+            contentsOf: ReadmeExampleTests.root.appendingPathComponent("docs/CLIENTS.md"), encoding: .utf8)
+        let section = try #require(clients.components(separatedBy: "## In a terminal").dropFirst().first)
         let block = try #require(
             section.components(separatedBy: "```sh\n").dropFirst().first?.components(separatedBy: "\n```").first)
         let lines = block.split(separator: "\n").map(String.init).filter { $0.contains("overlayd post") }

@@ -2,8 +2,8 @@ import Testing
 
 @testable import OverlayService
 
-/// The walk-through of `scripts/statusbar-example` (and of the README), call for call, with the
-/// same numbers checked.
+/// The walk-through of `scripts/statusbar-example` (and of docs/STATUSBAR.md, "A walk-through with
+/// curl"), call for call, with the same numbers checked.
 @Suite("Status bar walk-through")
 struct StatusBarExampleTests {
     /// Expects each dotted path of the overlay to hold the JSON value given.
