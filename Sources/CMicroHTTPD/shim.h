@@ -10,18 +10,19 @@
 #include <string.h>
 #include <strings.h>
 #include <limits.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/syscall.h>
 #include <microhttpd.h>
 
 /* What a daemon needs to start, gathered in one struct so Swift can hand it over in one call. */
 typedef struct overlayd_mhd_options {
     unsigned int flags;
-    const struct sockaddr *address;
     unsigned int thread_pool_size;
     unsigned int connection_limit;
     unsigned int per_ip_connection_limit;
     unsigned int connection_timeout;
     size_t connection_memory_limit;
-    unsigned int listen_backlog;
     MHD_AccessHandlerCallback handler;
     void *handler_context;
     MHD_RequestCompletedCallback completed;
@@ -83,17 +84,25 @@ static inline void *overlayd_mhd_uri_log(void *cls, const char *uri, struct MHD_
     return NULL;
 }
 
+/* accept4 and pipe2 are GNU extensions that Swift's Glibc does not declare: through syscall(2),
+   so that the descriptors are close-on-exec and non-blocking from the start. */
+static inline int overlayd_accept(int listener, struct sockaddr *address, socklen_t *length) {
+    return (int) syscall(SYS_accept4, listener, address, length, SOCK_CLOEXEC | SOCK_NONBLOCK);
+}
+
+static inline int overlayd_pipe(int ends[2]) {
+    return (int) syscall(SYS_pipe2, ends, O_CLOEXEC | O_NONBLOCK);
+}
+
 /* MHD_start_daemon is variadic, and Swift cannot call a C variadic function: this wrapper passes
-   the options through MHD_OPTION_ARRAY. A zero value leaves libmicrohttpd's default. The port
-   argument is ignored by MHD when MHD_OPTION_SOCK_ADDR is given; the address carries it. */
+   the options through MHD_OPTION_ARRAY. A zero value leaves libmicrohttpd's default. The daemon
+   listens on nothing (MHD_USE_NO_LISTEN_SOCKET): its connections come from MHD_add_connection. */
 static inline struct MHD_Daemon *overlayd_mhd_start(const overlayd_mhd_options *o) {
     struct MHD_OptionItem items[14];
     int n = 0;
     items[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t) o->completed, o->completed_context };
     items[n++] = (struct MHD_OptionItem){ MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t) overlayd_mhd_unescape, NULL };
     items[n++] = (struct MHD_OptionItem){ MHD_OPTION_URI_LOG_CALLBACK, (intptr_t) overlayd_mhd_uri_log, NULL };
-    if (o->address)
-        items[n++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, (void *) o->address };
     if (o->thread_pool_size > 1)
         items[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, (intptr_t) o->thread_pool_size, NULL };
     if (o->connection_limit)
@@ -104,17 +113,9 @@ static inline struct MHD_Daemon *overlayd_mhd_start(const overlayd_mhd_options *
         items[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t) o->connection_timeout, NULL };
     if (o->connection_memory_limit)
         items[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t) o->connection_memory_limit, NULL };
-    if (o->listen_backlog)
-        items[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_BACKLOG_SIZE, (intptr_t) o->listen_backlog, NULL };
     items[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
     return MHD_start_daemon(o->flags, 0, NULL, NULL, o->handler, o->handler_context,
                             MHD_OPTION_ARRAY, items, MHD_OPTION_END);
-}
-
-/* The port the daemon listens on (the real one when it was asked for port 0), or 0. */
-static inline uint16_t overlayd_mhd_bound_port(struct MHD_Daemon *daemon) {
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
-    return info ? info->port : 0;
 }
 
 /* The peer's address as text into buf (empty when unknown), and its length. IPv4 is written here,

@@ -34,7 +34,8 @@ public final class HTTPServer: Sendable {
     /// See `HTTPServerOptions.streamSendBufferBytes`.
     let streamSendBufferBytes: Int
     private let daemon = Mutex<Daemon?>(nil)
-    private let boundPort = Atomic<Int>(0)
+    /// The listening socket and the thread that hands its connections to the daemon.
+    private let acceptor: ConnectionAcceptor
     /// Connections answered after a suspension, until their next request starts.
     let resumeWatch = ResumedConnectionWatch()
     /// Requests between their first byte and their completion (counted per thread: every
@@ -51,7 +52,7 @@ public final class HTTPServer: Sendable {
     /// Streams being sent, ended when the server stops.
     let streams = Mutex([ObjectIdentifier: HTTPStream]())
     /// The port the server listens on.
-    public var port: Int { boundPort.load(ordering: .relaxed) }
+    public var port: Int { acceptor.port }
 
     /// The version of the libmicrohttpd in use ("0.9.75").
     public static var libraryVersion: String { String(cString: MHD_get_version()) }
@@ -77,9 +78,13 @@ public final class HTTPServer: Sendable {
             throw HTTPServerError.invalidHost(options.host)
         }
 
+        guard let acceptor = ConnectionAcceptor(address: address) else {
+            throw HTTPServerError.cannotStart(host: options.host, port: options.port)
+        }
+        self.acceptor = acceptor
+        // The daemon is handed its connections by the acceptor (see there for why).
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
-        flags |= MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
-        if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+        flags |= MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue | MHD_USE_NO_LISTEN_SOCKET.rawValue
         var settings = overlayd_mhd_options()
         settings.flags = flags
         settings.thread_pool_size = UInt32(max(1, options.threads))
@@ -103,25 +108,24 @@ public final class HTTPServer: Sendable {
             let me = Unmanaged.passUnretained(self).toOpaque()
             settings.handler_context = me
             settings.completed_context = me
-            return address.withSockaddr { pointer, _ in
-                settings.address = pointer
-                return overlayd_mhd_start(&settings)
-            }
+            return overlayd_mhd_start(&settings)
         }
-        guard let started else { throw HTTPServerError.cannotStart(host: options.host, port: options.port) }
-        boundPort.store(Int(overlayd_mhd_bound_port(started)), ordering: .relaxed)
+        guard let started else {
+            acceptor.stop()
+            throw HTTPServerError.cannotStart(host: options.host, port: options.port)
+        }
+        guard acceptor.start(daemon: started) else {
+            acceptor.stop()
+            MHD_stop_daemon(started)
+            throw HTTPServerError.cannotStart(host: options.host, port: options.port)
+        }
         daemon.withLock { $0 = Daemon(pointer: started) }
         if options.watchesResumedConnections { resumeWatch.start() }
     }
 
     /// Closes the listening socket: no new connection is accepted; open ones go on. Idempotent.
     public func stopAccepting() {
-        daemon.withLock { daemon in
-            guard let running = daemon, !running.quiesced else { return }
-            let listener = MHD_quiesce_daemon(running.pointer)
-            if listener >= 0 { close(listener) }
-            daemon?.quiesced = true
-        }
+        acceptor.stop()
     }
 
     /// Stops accepting connections, and answers every request that starts from now on (on a
@@ -322,5 +326,4 @@ public final class HTTPServer: Sendable {
 /// Unchecked: only `HTTPServer` touches it, under its lock; the pointer never changes.
 private struct Daemon: @unchecked Sendable {
     let pointer: OpaquePointer
-    var quiesced = false
 }

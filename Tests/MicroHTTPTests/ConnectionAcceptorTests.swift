@@ -1,0 +1,104 @@
+import Platform
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import MicroHTTP
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The server's own listening socket: connections it accepts are served by libmicrohttpd's pool,
+/// and once it stops accepting a new connection is refused while open ones go on.
+@Suite("Connection acceptor")
+struct ConnectionAcceptorTests {
+    static func server(threads: Int = 2) throws -> HTTPServer {
+        var options = HTTPServerOptions()
+        options.port = 0
+        options.threads = threads
+        options.connectionTimeout = 10
+        return try HTTPServer(options: options) { request, responder in
+            responder.respond(HTTPResponse(status: 200, body: Array(request.path.utf8)))
+        }
+    }
+
+    /// One response from `socket`, read up to the end of its body (`Content-Length`), leaving the
+    /// connection open.
+    static func oneResponse(_ socket: Int32) -> String {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            if let end = (0..<max(0, received.count - 3)).first(where: {
+                received[$0..<($0 + 4)].elementsEqual([13, 10, 13, 10])
+            }) {
+                let head = String(decoding: received[..<end], as: UTF8.self).lowercased()
+                let length =
+                    head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                    .flatMap { Int(String($0.dropFirst("content-length:".count).filter { $0 != " " })) } ?? 0
+                if received.count - end - 4 >= length { return String(decoding: received, as: UTF8.self) }
+            }
+            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { return String(decoding: received, as: UTF8.self) }
+            received += buffer[0..<count]
+        }
+    }
+
+    /// Requests on connections the acceptor took are answered, on both pool threads' share.
+    @Test func acceptedConnectionsAreServed() throws {
+        let server = try Self.server()
+        defer { server.stop(grace: 0) }
+        #expect(server.port > 0)
+        for round in 0..<8 {
+            let client = try RawClient(port: server.port)
+            try client.send("GET /\(round) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let answer = String(decoding: client.receive(), as: UTF8.self)
+            #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer)")
+            #expect(answer.hasSuffix("/\(round)"))
+        }
+    }
+
+    /// After `stopAccepting` a connection is refused (the socket is closed, not left to a backlog
+    /// nobody reads), and a connection opened before goes on being served.
+    @Test func stoppingRefusesNewConnectionsOnly() throws {
+        let server = try Self.server()
+        defer { server.stop(grace: 0) }
+        let open = try RawClient(port: server.port)
+        try open.send("GET /first HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(Self.oneResponse(open.socket).hasPrefix("HTTP/1.1 200"))
+        server.stopAccepting()
+        server.stopAccepting()
+        #expect(throws: TestSupportError.self) {
+            try Loopback.connect(port: server.port, receiveTimeout: 1, sendTimeout: 1)
+        }
+        try open.send("GET /second HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        let answer = String(decoding: open.receive(), as: UTF8.self)
+        #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer)")
+        #expect(answer.hasSuffix("/second"))
+    }
+
+    /// Stopping while both pool threads are busy with connections coming and going: libmicrohttpd
+    /// never sees a listening socket, so nothing races over removing it from their epoll sets
+    /// (with the daemon's own listening socket, `MHD_quiesce_daemon` could abort the process here).
+    @Test func stoppingUnderLoad() throws {
+        for _ in 0..<300 {
+            let server = try Self.server()
+            let port = server.port
+            let going = Atomic(true)
+            onThreads(5) { thread in
+                if thread == 0 {
+                    usleep(500)
+                    server.stopAccepting()
+                    going.store(false, ordering: .releasing)
+                    return
+                }
+                while going.load(ordering: .acquiring) {
+                    guard let client = try? RawClient(port: port, timeoutSeconds: 2) else { continue }
+                    try? client.send("GET /load HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                    _ = client.receive()
+                }
+            }
+            server.stop(grace: 0)
+        }
+    }
+}
