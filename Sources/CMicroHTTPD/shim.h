@@ -27,6 +27,12 @@ typedef struct overlayd_mhd_options {
     void *handler_context;
     MHD_RequestCompletedCallback completed;
     void *completed_context;
+    /* The URI log callback: the first call for every request, whose result is its context. */
+    void *(*request_line)(void *context, const char *uri, struct MHD_Connection *connection);
+    void *request_line_context;
+    /* Told when a connection starts and when it closes. */
+    MHD_NotifyConnectionCallback connection_notice;
+    void *connection_notice_context;
 } overlayd_mhd_options;
 
 /* libmicrohttpd decodes %XX in place and hands over C strings, so a decoded %00 would silently cut
@@ -58,32 +64,6 @@ static inline size_t overlayd_mhd_unescape(void *cls, struct MHD_Connection *con
     return (size_t) (write - s);
 }
 
-/* The most query parameters a request may carry. libmicrohttpd 0.9.75 parses them into the
-   connection's memory pool before any callback of ours runs; when the pool runs out it logs a 431
-   it never sends, and the client waits until the connection times out (with an 8 KiB pool, about
-   130 parameters do it). overlayd reads a handful, so more than this is refused at once. */
-#define OVERLAYD_MAX_QUERY_PARAMETERS 32
-
-/* The request context that says "too many query parameters": not a pointer to anything. */
-#define OVERLAYD_TOO_MANY_PARAMETERS ((void *) 1)
-
-/* Called with the request's URI (NUL-terminated, in the connection's read buffer) before
-   libmicrohttpd parses its query: a query with too many parameters is cut after its '?', so that
-   nothing is parsed, and the request's context tells the access handler to refuse it. */
-static inline void *overlayd_mhd_uri_log(void *cls, const char *uri, struct MHD_Connection *connection) {
-    (void) cls;
-    (void) connection;
-    char *query = strchr(uri, '?');
-    if (!query) return NULL;
-    unsigned parameters = 1;
-    for (const char *c = query + 1; *c; c++)
-        if (*c == '&' && ++parameters > OVERLAYD_MAX_QUERY_PARAMETERS) {
-            query[1] = '\0';
-            return OVERLAYD_TOO_MANY_PARAMETERS;
-        }
-    return NULL;
-}
-
 /* accept4 and pipe2 are GNU extensions that Swift's Glibc does not declare: through syscall(2),
    so that the descriptors are close-on-exec and non-blocking from the start. */
 static inline int overlayd_accept(int listener, struct sockaddr *address, socklen_t *length) {
@@ -98,11 +78,12 @@ static inline int overlayd_pipe(int ends[2]) {
    the options through MHD_OPTION_ARRAY. A zero value leaves libmicrohttpd's default. The daemon
    listens on nothing (MHD_USE_NO_LISTEN_SOCKET): its connections come from MHD_add_connection. */
 static inline struct MHD_Daemon *overlayd_mhd_start(const overlayd_mhd_options *o) {
-    struct MHD_OptionItem items[14];
+    struct MHD_OptionItem items[16];
     int n = 0;
     items[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t) o->completed, o->completed_context };
+    items[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t) o->connection_notice, o->connection_notice_context };
     items[n++] = (struct MHD_OptionItem){ MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t) overlayd_mhd_unescape, NULL };
-    items[n++] = (struct MHD_OptionItem){ MHD_OPTION_URI_LOG_CALLBACK, (intptr_t) overlayd_mhd_uri_log, NULL };
+    items[n++] = (struct MHD_OptionItem){ MHD_OPTION_URI_LOG_CALLBACK, (intptr_t) o->request_line, o->request_line_context };
     if (o->thread_pool_size > 1)
         items[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, (intptr_t) o->thread_pool_size, NULL };
     if (o->connection_limit)
@@ -404,23 +385,6 @@ static inline long long overlayd_chunk_size_before(const char *body_start, const
         digits++;
     }
     return digits > 0 ? size : -1;
-}
-
-/* Feeds a whole body to libmicrohttpd's post processor, which calls `visit` for each field (a
-   long value in several pieces, `off` giving each piece's place). A request that names no content
-   type is taken as application/x-www-form-urlencoded when `assume_urlencoded`, the way
-   libmicrohttpd's manual suggests for clients that leave the type out. Returns 1 when the body
-   was a form of its type from end to end, 0 otherwise (another type, or malformed). */
-static inline int overlayd_mhd_decode_form(struct MHD_Connection *connection, const char *body, size_t size,
-                                           MHD_PostDataIterator visit, void *context, int assume_urlencoded) {
-    if (assume_urlencoded && MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE) == NULL)
-        MHD_set_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE,
-                                 MHD_HTTP_POST_ENCODING_FORM_URLENCODED);
-    struct MHD_PostProcessor *processor = MHD_create_post_processor(connection, 1024, visit, context);
-    if (processor == NULL) return 0;
-    enum MHD_Result fed = size > 0 ? MHD_post_process(processor, body, size) : MHD_YES;
-    enum MHD_Result finished = MHD_destroy_post_processor(processor);
-    return fed == MHD_YES && finished == MHD_YES;
 }
 
 /* poll's "the peer closed its side" (Linux), which <poll.h> only names under _GNU_SOURCE. */

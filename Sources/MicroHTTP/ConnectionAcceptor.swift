@@ -14,8 +14,17 @@ import Synchronization
 /// loser's `epoll_ctl` fails with ENOENT and libmicrohttpd aborts the process (daemon.c:5531, in
 /// the pool loop of `MHD_quiesce_daemon`). Here, to stop accepting is to end this thread and
 /// close the socket; libmicrohttpd never sees a listening socket.
+///
+/// MHD 0.9.75: it also keeps the connection limit. A pool thread that finds itself at its limit
+/// when it takes a connection handed over leaves its cleanup mutex locked (`new_connection_process_`
+/// returns without unlocking it), and the thread deadlocks at its next use of that lock. So a
+/// connection past `connectionLimit` is closed here, and libmicrohttpd's own limit is set where no
+/// pool thread can reach it.
 final class ConnectionAcceptor: Sendable {
     let port: Int
+    let connectionLimit: Int
+    /// Connections handed to libmicrohttpd that it has not closed yet.
+    private let open = Atomic(0)
     private let listener: Int32
     /// A byte written here wakes the thread to stop.
     private let wakeRead: Int32
@@ -24,7 +33,8 @@ final class ConnectionAcceptor: Sendable {
     private let thread = Mutex<pthread_t?>(nil)
 
     /// A socket listening on `address` (port 0: one the kernel picks), accepting nothing yet.
-    init?(address: SocketAddress) {
+    init?(address: SocketAddress, connectionLimit: Int) {
+        self.connectionLimit = connectionLimit
         let family = address.isIPv6 ? AF_INET6 : AF_INET
         let socket = Glibc.socket(
             family, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue), 0)
@@ -122,6 +132,11 @@ final class ConnectionAcceptor: Sendable {
         }
     }
 
+    /// libmicrohttpd closed a connection it had taken.
+    func connectionClosed() {
+        open.subtract(1, ordering: .relaxed)
+    }
+
     /// Accepts every connection waiting; false when the process ran out of resources.
     private func acceptAll(_ daemon: OpaquePointer) -> Bool {
         while true {
@@ -139,13 +154,19 @@ final class ConnectionAcceptor: Sendable {
                 default: return true
                 }
             }
-            // libmicrohttpd owns the socket from here: it closes it itself when it refuses it (a
-            // connection limit reached).
-            _ = withUnsafePointer(to: &storage) {
+            guard open.add(1, ordering: .relaxed).newValue <= connectionLimit else {
+                open.subtract(1, ordering: .relaxed)
+                close(connection)
+                continue
+            }
+            // libmicrohttpd owns the socket from here: it closes it itself when it refuses it (the
+            // per-client limit reached), and tells `connectionClosed` once it closed one it took.
+            let added = withUnsafePointer(to: &storage) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                     MHD_add_connection(daemon, connection, $0, length)
                 }
             }
+            if added != .YES { open.subtract(1, ordering: .relaxed) }
         }
     }
 }

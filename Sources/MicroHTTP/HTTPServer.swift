@@ -18,6 +18,8 @@ public final class HTTPServer: Sendable {
 
     /// Bytes of an over-long body read and dropped before the connection is closed instead.
     static let discardLimit = 1 << 20
+    /// Connections open at once when the options set no limit: libmicrohttpd's own default.
+    static let defaultConnectionLimit = 1020
 
     let handler: Handler
     let observer: AccessObserver?
@@ -43,6 +45,7 @@ public final class HTTPServer: Sendable {
     let inFlight = ShardedCounters(count: 1)
     /// Set by `beginDraining`: requests that start from then on are refused.
     private let draining = Atomic(false)
+    var isDraining: Bool { draining.load(ordering: .acquiring) }
     /// Whether libmicrohttpd keeps the raw request head where the head checks can see it.
     let parsesInPlace = overlayd_mhd_parses_in_place() != 0
     /// Whether the access log wants each peer's address (looked up as the request completes).
@@ -78,7 +81,11 @@ public final class HTTPServer: Sendable {
             throw HTTPServerError.invalidHost(options.host)
         }
 
-        guard let acceptor = ConnectionAcceptor(address: address) else {
+        // The limit is the acceptor's to keep (see ConnectionAcceptor); libmicrohttpd's is set
+        // where no pool thread can reach it.
+        let connectionLimit = options.connectionLimit > 0 ? options.connectionLimit : Self.defaultConnectionLimit
+        let threads = max(1, options.threads)
+        guard let acceptor = ConnectionAcceptor(address: address, connectionLimit: connectionLimit) else {
             throw HTTPServerError.cannotStart(host: options.host, port: options.port)
         }
         self.acceptor = acceptor
@@ -87,27 +94,41 @@ public final class HTTPServer: Sendable {
         flags |= MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue | MHD_USE_NO_LISTEN_SOCKET.rawValue
         var settings = overlayd_mhd_options()
         settings.flags = flags
-        settings.thread_pool_size = UInt32(max(1, options.threads))
-        settings.connection_limit = UInt32(max(0, options.connectionLimit))
+        settings.thread_pool_size = UInt32(threads)
+        settings.connection_limit = UInt32(min(connectionLimit * (threads + 1), Int(UInt32.max)))
         settings.connection_timeout = UInt32(max(0, options.connectionTimeout))
         settings.per_ip_connection_limit = UInt32(max(0, options.connectionsPerClient))
         settings.connection_memory_limit = max(0, options.connectionMemoryLimit)
         settings.handler = { context, connection, url, method, version, data, size, slot in
             // `_withUnsafeGuaranteedRef`: no retain and release of the shared server per call, which
             // two threads would otherwise fight over (the daemon never outlives the server).
-            Unmanaged<HTTPServer>.fromOpaque(context!)._withUnsafeGuaranteedRef {
-                $0.access(connection!, url: url, method: method, version: version, data: data, size: size!, slot: slot!)
+            // Every request has its context from its request line (`requestLineArrived`).
+            guard let request = slot?.pointee else { return .NO }
+            return Unmanaged<HTTPServer>.fromOpaque(context!)._withUnsafeGuaranteedRef {
+                $0.access(
+                    connection!, url: url, method: method, version: version, data: data, size: size!, context: request)
             }
         }
         settings.completed = { context, connection, slot, _ in
             Unmanaged<HTTPServer>.fromOpaque(context!)._withUnsafeGuaranteedRef {
-                $0.completed(connection, slot: slot)
+                $0.completed(connection, context: slot)
             }
+        }
+        settings.request_line = { context, uri, connection in
+            Unmanaged<HTTPServer>.fromOpaque(context!)._withUnsafeGuaranteedRef {
+                $0.requestLineArrived(uri, connection!)
+            }
+        }
+        settings.connection_notice = { context, _, _, notice in
+            guard notice == .CONNECTION_NOTIFY_CLOSED else { return }
+            Unmanaged<HTTPServer>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.acceptor.connectionClosed() }
         }
         let started: OpaquePointer? = withExtendedLifetime(self) {
             let me = Unmanaged.passUnretained(self).toOpaque()
             settings.handler_context = me
             settings.completed_context = me
+            settings.request_line_context = me
+            settings.connection_notice_context = me
             return overlayd_mhd_start(&settings)
         }
         guard let started else {
@@ -202,122 +223,6 @@ public final class HTTPServer: Sendable {
 
     deinit {
         stop(grace: 0)
-    }
-
-    // MARK: - libmicrohttpd callbacks
-
-    /// Called by libmicrohttpd once when the request head has arrived, once per piece of body, and
-    /// once at the end (size 0). The answer is given on that last call: answering on the first
-    /// makes libmicrohttpd 0.9.75 close the connection after the response.
-    fileprivate func access(
-        _ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
-        version: UnsafePointer<CChar>?, data: UnsafePointer<CChar>?, size: UnsafeMutablePointer<Int>,
-        slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
-    ) -> MHD_Result {
-        // The URI log callback's mark: the query had too many parameters and was cut (shim.h).
-        let tooManyParameters = slot.pointee == UnsafeMutableRawPointer(bitPattern: 1)
-        if tooManyParameters { slot.pointee = nil }
-        guard let existing = slot.pointee else {
-            let responder = HTTPResponder(
-                server: self, connection: connection,
-                method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/")
-            slot.pointee = Unmanaged.passRetained(responder).toOpaque()
-            inFlight.add(1, shard: responder.shard)
-            resumeWatch.unwatch(socketOf: connection, shard: responder.shard)
-            if draining.load(ordering: .acquiring) {
-                // Answered on the first call: libmicrohttpd then closes the connection after it.
-                return responder.refuse(connection, .stopping) ? .YES : .NO
-            }
-            if tooManyParameters {
-                let limit = Int(OVERLAYD_MAX_QUERY_PARAMETERS)
-                return responder.refuse(connection, .malformed("more than \(limit) query parameters")) ? .YES : .NO
-            }
-            let head = overlayd_mhd_check_head(connection, method, version, parsesInPlace ? 1 : 0)
-            if let refusal = HTTPServer.refusal(head) {
-                return responder.refuse(connection, refusal) ? .YES : .NO
-            }
-            if head.content_length > maxBodyBytes {
-                return responder.refuse(connection, .bodyTooLarge(limit: maxBodyBytes)) ? .YES : .NO
-            }
-            responder.headJudged(head)
-            return .YES
-        }
-        return Unmanaged<HTTPResponder>.fromOpaque(existing)._withUnsafeGuaranteedRef { responder in
-            guard size.pointee > 0 else { return responder.requestReceived(connection) ? .YES : .NO }
-            let count = size.pointee
-            size.pointee = 0
-            return responder.bodyArrived(data, count: count) ? .YES : .NO
-        }
-    }
-
-    /// What is wrong with a request's head, if anything (RFC 9112), as the refusal to answer it
-    /// with. Two lengths for one body (Content-Length headers that disagree, or one beside
-    /// Transfer-Encoding) would let a proxy in front that read the other length see another
-    /// request start in the body (request smuggling); libmicrohttpd picks one and reads on.
-    private static func refusal(_ head: overlayd_head) -> HTTPRefusal? {
-        switch head.problem {
-        case 0: return nil
-        case Int32(OVERLAYD_HEAD_CONFLICTING_LENGTHS.rawValue):
-            return .ambiguousFraming("conflicting Content-Length headers")
-        case Int32(OVERLAYD_HEAD_LENGTH_AND_CODING.rawValue):
-            return .ambiguousFraming("both Content-Length and Transfer-Encoding")
-        case Int32(OVERLAYD_HEAD_UNKNOWN_CODING.rawValue):
-            let coding = head.coding.map {
-                String(decoding: UnsafeRawBufferPointer(start: $0, count: head.coding_size), as: UTF8.self)
-            }
-            return .unsupportedTransferCoding(coding ?? "")
-        case Int32(OVERLAYD_HEAD_BAD_NAME.rawValue):
-            return .malformed("a header name is not a token (whitespace before the colon?)")
-        case Int32(OVERLAYD_HEAD_CONTROL_CHARACTER.rawValue):
-            return .malformed("a header value holds a control character")
-        case Int32(OVERLAYD_HEAD_BARE_LF.rawValue):
-            return .malformed("a line ends with LF alone, not CR LF")
-        default:
-            return .malformed("a header line holds a NUL")
-        }
-    }
-
-    fileprivate func completed(_ connection: OpaquePointer?, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
-        guard let slot, let existing = slot.pointee else { return }
-        slot.pointee = nil
-        let responder = Unmanaged<HTTPResponder>.fromOpaque(existing).takeRetainedValue()
-        let (status, bytes) = responder.finish()
-        inFlight.add(-1, shard: responder.shard)
-        responder.unlist()
-        responseCounts?.count(status: status, shard: responder.shard)
-        if let observer {
-            if recordsAddresses { responder.recordAddress(connection) }
-            observer(responder.record(status: status, bytes: bytes))
-        }
-    }
-
-    /// The request for the handler. Headers and the peer's address are looked up on demand (most
-    /// requests need one or two headers, and only writes need the address), which is only possible
-    /// while the handler runs: `lookup` is closed when it returns.
-    func makeRequest(_ responder: HTTPResponder, _ connection: OpaquePointer) -> HTTPRequest {
-        let count = Int(MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, nil, nil))
-        let query = count == 0 ? [] : queryItems(connection, count: count)
-        return HTTPRequest(
-            method: responder.method, path: responder.path, query: query, body: responder.body,
-            bodyTooLarge: responder.bodyTooLarge, lookup: responder)
-    }
-
-    /// The query's `count` items, in order, collected straight into their array.
-    private func queryItems(_ connection: OpaquePointer, count: Int) -> [QueryItem] {
-        var items: [QueryItem] = []
-        items.reserveCapacity(count)
-        withUnsafeMutablePointer(to: &items) { pointer in
-            _ = MHD_get_connection_values(
-                connection, .GET_ARGUMENT_KIND,
-                { context, _, key, value in
-                    let items = context!.assumingMemoryBound(to: [QueryItem].self)
-                    items.pointee.append(
-                        QueryItem(name: key.map { String(cString: $0) } ?? "", value: value.map { String(cString: $0) })
-                    )
-                    return .YES
-                }, UnsafeMutableRawPointer(pointer))
-        }
-        return items
     }
 }
 

@@ -8,13 +8,21 @@ import Synchronization
 /// receiving, and the latest piece is always kept. While the buffer is empty the connection is
 /// suspended, so an idle stream costs no thread and no polling.
 ///
+/// A stream of a detached responder (tests) has no connection: what it is sent stays buffered
+/// until a test takes it (`takeBuffered`).
+///
 /// Unchecked: everything that changes is in `state`'s lock; the connection pointer never changes.
 public final class HTTPStream: @unchecked Sendable {
-    private let connection: OpaquePointer
+    private let connection: OpaquePointer?
     private let state = Mutex(StreamStateMachine<@Sendable () -> Void>())
 
-    init(connection: OpaquePointer) {
+    init(connection: OpaquePointer?) {
         self.connection = connection
+    }
+
+    /// Wakes the suspended connection: there is something to send, or the end.
+    private func resume() {
+        if let connection { MHD_resume_connection(connection) }
     }
 
     /// Queues `piece` to be sent. When the buffer would hold more than `limit` bytes, the pieces
@@ -26,14 +34,14 @@ public final class HTTPStream: @unchecked Sendable {
         case .rejected: return false
         case .queued: return true
         case .resume:
-            MHD_resume_connection(connection)
+            resume()
             return true
         }
     }
 
     /// Ends the response after what is buffered has gone out.
     public func end() {
-        if state.withLock({ $0.end() }) == .resume { MHD_resume_connection(connection) }
+        if state.withLock({ $0.end() }) == .resume { resume() }
     }
 
     /// Calls `handler` once when the stream is over (ended, or its client gone); at once if it is.
@@ -68,6 +76,10 @@ public final class HTTPStream: @unchecked Sendable {
         case .endOfStream:
             return -1  // MHD_CONTENT_READER_END_OF_STREAM
         case .suspend:
+            guard let connection else {
+                _ = state.withLock { $0.suspendCompleted(socket: -1) }
+                return 0
+            }
             // No peek at the socket for a client that has gone: a system call per event per
             // stream (10,000 in a fan-out to 10,000 streams), for what the once-a-second sweep
             // and the next write both find.
@@ -92,7 +104,7 @@ public final class HTTPStream: @unchecked Sendable {
     /// unless it is no longer parked. Returns whether it ended it.
     func reapClientGone() -> Bool {
         guard state.withLock({ $0.clientGone() }) == .resume else { return false }
-        MHD_resume_connection(connection)
+        resume()
         return true
     }
 
@@ -100,6 +112,22 @@ public final class HTTPStream: @unchecked Sendable {
     func released() {
         if case .call(let handlers) = state.withLock({ $0.released() }) {
             for handler in handlers { handler() }
+        }
+    }
+
+    /// What a detached stream has been sent and not yet taken, and whether it has ended.
+    public func takeBuffered() -> (bytes: [UInt8], ended: Bool) {
+        var taken: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBufferPointer { buffer in
+                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                    read(into: $0, capacity: buffer.count)
+                }
+            }
+            if count < 0 { return (taken, true) }
+            if count == 0 { return (taken, false) }
+            taken += chunk[0..<count]
         }
     }
 }

@@ -62,7 +62,7 @@ final class AccessGuard: Sendable {
                 presented = Array(parts[1].trimmingSpaces().utf8)
             }
         } else if allowQuery, let query = request.query.first(where: { $0.name == "auth" }) {
-            presented = query.value.map { Array($0.utf8) }
+            presented = query.value
         }
         guard let presented else {
             throw APIError(

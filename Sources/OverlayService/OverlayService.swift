@@ -211,7 +211,7 @@ public final class OverlayService: Sendable {
     }
 
     static func queryValue(_ request: HTTPRequest, _ name: String) -> String? {
-        request.query.first { $0.name == name }.map { $0.value ?? "" }
+        request.query.first { $0.name == name }.map { $0.value.map { String(decoding: $0, as: UTF8.self) } ?? "" }
     }
 
     private func scheduleHeartbeat() {

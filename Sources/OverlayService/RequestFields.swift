@@ -28,7 +28,7 @@ package struct RequestFields {
     /// accepts only JSON or an empty body.
     package init(_ request: borrowing HTTPRequest, textField: String?) throws(APIError) {
         for item in request.query {
-            guard add(item.name, .query(item.value)) else {
+            guard add(item.name, .query(item.value.map { String(decoding: $0, as: UTF8.self) })) else {
                 throw .badRequest("query parameter \(item.name) is given twice", field: item.name)
             }
         }

@@ -102,3 +102,45 @@ struct ConnectionAcceptorTests {
         }
     }
 }
+
+/// The connection limit, kept by the acceptor.
+@Suite("Connection limit")
+struct ConnectionLimitTests {
+    /// Connections past the limit are closed at once; once one closes, a new one is served; and
+    /// the server still stops. (libmicrohttpd at its own limit would leave a pool thread's lock
+    /// held, and the stop would wait for that thread forever.)
+    @Test func pastTheLimitIsClosedAndTheServerStillStops() throws {
+        var options = HTTPServerOptions()
+        options.port = 0
+        options.threads = 2
+        options.connectionLimit = 2
+        options.connectionTimeout = 10
+        let server = try HTTPServer(options: options) { _, responder in
+            responder.respond(HTTPResponse(status: 200, body: Array("ok".utf8)))
+        }
+        var open: [RawClient] = []
+        for _ in 0..<2 {
+            let client = try RawClient(port: server.port)
+            try client.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(ConnectionAcceptorTests.oneResponse(client.socket).hasPrefix("HTTP/1.1 200"))
+            open.append(client)
+        }
+        for _ in 0..<5 {
+            let refused = try RawClient(port: server.port, timeoutSeconds: 10)
+            try? refused.send("GET /b HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(refused.receive().isEmpty)
+        }
+        open.removeFirst()
+        var served = false
+        for _ in 0..<500 where !served {
+            guard let client = try? RawClient(port: server.port) else { continue }
+            try? client.send("GET /c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            served = String(decoding: client.receive(), as: UTF8.self).hasPrefix("HTTP/1.1 200")
+        }
+        #expect(served)
+        server.stop(grace: 0)
+        #expect(throws: TestSupportError.self) {
+            try Loopback.connect(port: server.port, receiveTimeout: 1, sendTimeout: 1)
+        }
+    }
+}

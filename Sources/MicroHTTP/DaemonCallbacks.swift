@@ -1,0 +1,111 @@
+internal import CMicroHTTPD
+
+// libmicrohttpd's calls into the server, all in one place. Each forwards to the request's
+// `HTTPResponder`, its explicit context: made by `requestLineArrived` (libmicrohttpd's URI log
+// callback, the first call for every request) and released by `completed`, which libmicrohttpd
+// makes for every request that got a context, however it ended.
+extension HTTPServer {
+    /// The most query parameters a request may carry: overlayd reads a handful.
+    static let maxQueryParameters = 32
+
+    /// The request line has arrived, `uri` as sent (NUL-terminated, in the connection's read
+    /// buffer). The query is kept as it is, to be decoded as form bodies are (`URLEncoded`), and
+    /// cut from the buffer so that libmicrohttpd parses none of it into the connection's memory.
+    func requestLineArrived(_ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer) -> UnsafeMutableRawPointer {
+        let responder = HTTPResponder(server: self, connection: connection)
+        inFlight.add(1, shard: responder.shard)
+        resumeWatch.unwatch(socketOf: connection, shard: responder.shard)
+        if let uri, let mark = strchr(uri, Int32(UInt8(ascii: "?"))) {
+            let query = UnsafeRawBufferPointer(start: mark + 1, count: strlen(mark + 1))
+            responder.rawQuery = Array(query)
+            responder.tooManyParameters = query.count { $0 == UInt8(ascii: "&") } >= Self.maxQueryParameters
+            mark[1] = 0
+        }
+        return Unmanaged.passRetained(responder).toOpaque()
+    }
+
+    /// Called by libmicrohttpd once when the request head has arrived, once per piece of body, and
+    /// once at the end (size 0). The answer is given on that last call: MHD 0.9.75 closes the
+    /// connection after an answer given on the first.
+    func access(
+        _ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+        version: UnsafePointer<CChar>?, data: UnsafePointer<CChar>?, size: UnsafeMutablePointer<Int>,
+        context: UnsafeMutableRawPointer
+    ) -> MHD_Result {
+        Unmanaged<HTTPResponder>.fromOpaque(context)._withUnsafeGuaranteedRef { responder in
+            guard responder.started else { return headArrived(responder, connection, url, method, version) }
+            guard size.pointee > 0 else { return responder.requestReceived(connection) ? .YES : .NO }
+            let count = size.pointee
+            size.pointee = 0
+            return responder.bodyArrived(data, count: count) ? .YES : .NO
+        }
+    }
+
+    /// The first call: the head is judged, and a request that cannot be served is refused.
+    private func headArrived(
+        _ responder: HTTPResponder, _ connection: OpaquePointer, _ url: UnsafePointer<CChar>?,
+        _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?
+    ) -> MHD_Result {
+        responder.started = true
+        responder.method = method.map { String(cString: $0) } ?? ""
+        responder.path = url.map { String(cString: $0) } ?? "/"
+        if isDraining {
+            // Answered on the first call: libmicrohttpd then closes the connection after it.
+            return responder.refuse(connection, .stopping) ? .YES : .NO
+        }
+        if responder.tooManyParameters {
+            return responder.refuse(connection, .malformed("more than \(Self.maxQueryParameters) query parameters"))
+                ? .YES : .NO
+        }
+        let head = overlayd_mhd_check_head(connection, method, version, parsesInPlace ? 1 : 0)
+        if let refusal = HTTPServer.refusal(head) {
+            return responder.refuse(connection, refusal) ? .YES : .NO
+        }
+        if head.content_length > maxBodyBytes {
+            return responder.refuse(connection, .bodyTooLarge(limit: maxBodyBytes)) ? .YES : .NO
+        }
+        responder.headJudged(head)
+        return .YES
+    }
+
+    /// libmicrohttpd is done with the request: it is counted and recorded, and its context let go.
+    func completed(_ connection: OpaquePointer?, context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
+        guard let context, let existing = context.pointee else { return }
+        context.pointee = nil
+        let responder = Unmanaged<HTTPResponder>.fromOpaque(existing).takeRetainedValue()
+        let (status, bytes) = responder.finish(connection)
+        inFlight.add(-1, shard: responder.shard)
+        // A request libmicrohttpd refused by itself before its head was in (a request line too
+        // long for the connection's memory) is neither counted nor logged: libmicrohttpd answered it.
+        guard responder.started else { return }
+        responseCounts?.count(status: status, shard: responder.shard)
+        observer?(responder.record(status: status, bytes: bytes))
+    }
+
+    /// What is wrong with a request's head, if anything (RFC 9112), as the refusal to answer it
+    /// with. Two lengths for one body (Content-Length headers that disagree, or one beside
+    /// Transfer-Encoding) would let a proxy in front that read the other length see another
+    /// request start in the body (request smuggling); libmicrohttpd picks one and reads on.
+    private static func refusal(_ head: overlayd_head) -> HTTPRefusal? {
+        switch head.problem {
+        case 0: return nil
+        case Int32(OVERLAYD_HEAD_CONFLICTING_LENGTHS.rawValue):
+            return .ambiguousFraming("conflicting Content-Length headers")
+        case Int32(OVERLAYD_HEAD_LENGTH_AND_CODING.rawValue):
+            return .ambiguousFraming("both Content-Length and Transfer-Encoding")
+        case Int32(OVERLAYD_HEAD_UNKNOWN_CODING.rawValue):
+            let coding = head.coding.map {
+                String(decoding: UnsafeRawBufferPointer(start: $0, count: head.coding_size), as: UTF8.self)
+            }
+            return .unsupportedTransferCoding(coding ?? "")
+        case Int32(OVERLAYD_HEAD_BAD_NAME.rawValue):
+            return .malformed("a header name is not a token (whitespace before the colon?)")
+        case Int32(OVERLAYD_HEAD_CONTROL_CHARACTER.rawValue):
+            return .malformed("a header value holds a control character")
+        case Int32(OVERLAYD_HEAD_BARE_LF.rawValue):
+            return .malformed("a line ends with LF alone, not CR LF")
+        default:
+            return .malformed("a header line holds a NUL")
+        }
+    }
+}
