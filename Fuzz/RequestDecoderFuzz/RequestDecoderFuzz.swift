@@ -30,7 +30,7 @@ public func fuzzRequestDecoders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> C
 /// bar hidden at launch.
 ///
 /// Each request's body goes to `JSONParser` (and, when it is JSON, through `JSONWriter` and back:
-/// the round trip must give the same value); the request goes to `RequestFields` with each kind of
+/// the round trip must give the same value); the request goes to `FieldReader` with each kind of
 /// text field and every accessor, and to both status-bar decoders; then to `OverlayService.respond(to:)` on one ephemeral
 /// manual-clock service per input (small queue, history and channel limits so that an input
 /// reaches them), whose answers must be well-formed: a known status, JSON that parses, the error
@@ -159,17 +159,20 @@ enum RequestDecoderFuzz {
         _ = try? StatusBarDecoder.hierarchy(request)
         let names = Set(fieldNames + request.query.map(\.name))
         for textField in textFields {
-            guard let fields = try? RequestFields(request, textField: textField) else { continue }
+            guard let fields = try? FieldReader(request, textField: textField, formNames: fieldNames) else { continue }
             _ = try? fields.rejectUnknown(allowing: ["kind", "text", "progress", "duration", "immediate", "key"])
+            var input = MessageInput()
+            _ = try? fields.read(MessageFields.post, into: &input)
             for name in names {
                 _ = fields.contains(name)
-                _ = try? fields.string(name)
-                _ = try? fields.number(name)
-                _ = try? fields.nullableNumber(name)
-                _ = try? fields.nullableNumber(name, nullable: false)
-                _ = try? fields.bool(name)
+                _ = try? fields.read(Field.string(name))
+                _ = try? fields.read(Field.number(name))
+                _ = try? fields.read(Field.number(name).nullable)
+                _ = try? fields.read(Field<Int>.whole(name))
+                _ = try? fields.read(Field.bool(name))
             }
         }
+        _ = try? FieldReader(query: request).read(ReadFields.wait)
     }
 
     /// The shape every answer must have, whatever was asked.

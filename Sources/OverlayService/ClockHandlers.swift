@@ -13,10 +13,9 @@ extension OverlayService {
                 status: 409, code: "clock_not_manual",
                 message: "the clock is real; start overlayd with --clock manual to move it by hand")
         }
-        let fields = try RequestFields(request, textField: "advance")
-        try fields.rejectUnknown(allowing: ["advance", "to"])
-        let advance = try fields.number("advance")
-        let target = try fields.number("to")
+        var move = ClockMove()
+        try FieldReader(request, ClockMove.fields).read(ClockMove.fields, into: &move)
+        let (advance, target) = (move.advance, move.to)
         let limit = 1e9
         switch (advance, target) {
         case (nil, nil): throw .invalidField("advance", "is required (or give to)")
@@ -47,4 +46,13 @@ extension OverlayService {
             $0.endObject()
         }
     }
+}
+
+/// What `POST /clock` asks: an advance, or a time to move to.
+struct ClockMove {
+    var advance: Double?
+    var to: Double?
+
+    static let fields = FieldSet<ClockMove>(
+        text: "advance", [FieldRule(Field.number("advance"), \.advance), FieldRule(Field.number("to"), \.to)])
 }

@@ -3,13 +3,9 @@ import OverlayEngine
 
 /// `/messages` and `/messages/{id}`: post, list, read, change and delete messages.
 extension OverlayService {
-    private static let postFields = ["kind", "text", "progress", "duration", "immediate", "key"]
-    private static let patchFields = ["kind", "text", "progress", "duration"]
-
     func postMessage(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> Routed {
-        let fields = try RequestFields(request, textField: "text")
-        try fields.rejectUnknown(allowing: OverlayService.postFields)
-        let input = try messageInput(fields)
+        var input = MessageInput()
+        try FieldReader(request, MessageFields.post).read(MessageFields.post, into: &input)
         let (result, sequence) = try channels.obtain(parameters.channel).write { engine, now in
             engine.post(input, at: now)
         }
@@ -28,23 +24,9 @@ extension OverlayService {
     /// (1…1000, default 100) and `?after=<id>`, the `next` of the page before. A page costs its
     /// own size, not the queue's.
     func listMessages(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> HTTPResponse {
-        var limit = OverlayService.pageSize.default
-        if let text = OverlayService.queryValue(request, "limit") {
-            guard let number = Int(text.trimmingSpaces()) else {
-                throw .badRequest("limit must be a whole number, not \"\(text)\"", field: "limit")
-            }
-            guard (1...OverlayService.pageSize.maximum).contains(number) else {
-                throw .invalidField("limit", "must be between 1 and \(OverlayService.pageSize.maximum)")
-            }
-            limit = number
-        }
-        var after: Int64? = nil
-        if let text = OverlayService.queryValue(request, "after") {
-            guard let id = Int64(text.trimmingSpaces()), id > 0 else {
-                throw .badRequest("after must be a message id, not \"\(text)\"", field: "after")
-            }
-            after = id
-        }
+        let query = try FieldReader(query: request)
+        let limit = try query.read(PageFields.limit) ?? OverlayService.pageSize.default
+        let after = try query.read(PageFields.after)
         guard let page = read(parameters.channel, { engine, _ in engine.liveMessages(after: after, limit: limit) })
         else {
             throw APIError(
@@ -75,12 +57,8 @@ extension OverlayService {
 
     func patchMessage(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> Routed {
         let id = try messageID(parameters)
-        let fields = try RequestFields(request, textField: "text")
-        for field in ["immediate", "key"] where fields.contains(field) {
-            throw .badRequest("\(field) cannot be changed after posting", field: field)
-        }
-        try fields.rejectUnknown(allowing: OverlayService.patchFields)
-        let input = try messageInput(fields)
+        var input = MessageInput()
+        try FieldReader(request, MessageFields.patch).read(MessageFields.patch, into: &input)
         let (result, sequence) = try existingChannel(parameters.channel, messageID: id).write { engine, now in
             engine.update(id: id, with: input, at: now)
         }
@@ -111,32 +89,6 @@ extension OverlayService {
         else { throw .notFound("no such message: \(segment)") }
         return id
     }
-
-    /// The typed fields of a message, as POST and PATCH share them; ranges are the engine's to check.
-    private func messageInput(_ fields: RequestFields) throws(APIError) -> MessageInput {
-        var input = MessageInput()
-        if let kind = try fields.string("kind") {
-            guard let known = MessageKind(rawValue: kind.trimmingSpaces()) else {
-                throw .invalidField(
-                    "kind", "must be one of \(MessageKind.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            input.kind = known
-        }
-        input.text = try fields.string("text")
-        input.progress = try fields.nullableNumber("progress")
-        if let seconds = try fields.number("duration") {
-            // The range is checked on the number as sent, before rounding to whole nanoseconds
-            // (the engine checks the rounded one): 3600.0000000000005 is over 3600.
-            let limit = MessageRules.maximumDuration.seconds
-            guard seconds > 0 && seconds <= limit else {
-                throw .invalidField("duration", "must be greater than 0 and at most \(Int(limit)) seconds")
-            }
-            input.duration = .seconds(seconds)
-        }
-        input.immediate = try fields.bool("immediate")
-        input.key = try fields.string("key")
-        return input
-    }
 }
 
 extension Result {
@@ -153,5 +105,19 @@ extension PostOutcome {
     var isCreated: Bool {
         if case .created = self { return true }
         return false
+    }
+}
+
+/// The query of `GET /messages`.
+enum PageFields {
+    static let limit = Field<Int>.whole("limit").checked { limit in
+        (1...OverlayService.pageSize.maximum).contains(limit)
+            ? nil : "must be between 1 and \(OverlayService.pageSize.maximum)"
+    }
+    static let after = Field<Int64>("after") { (value) throws(FieldProblem) in
+        guard let id = try? value.whole(Int64.self), id > 0 else {
+            throw FieldProblem(.malformed, "must be a message id, not \(value.described)")
+        }
+        return id
     }
 }

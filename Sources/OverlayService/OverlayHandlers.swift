@@ -11,27 +11,9 @@ extension OverlayService {
     func getOverlay(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> Routed {
         let name = parameters.channel
         let condition = request.header("If-None-Match").map(EntityTagCondition.init)
-        let since: UInt64?
-        if let text = OverlayService.queryValue(request, "since") {
-            guard let version = UInt64(text.trimmingSpaces()) else {
-                throw .badRequest("since must be a version number, not \"\(text)\"", field: "since")
-            }
-            since = version
-        } else {
-            since = condition?.firstVersion
-        }
-        var wait = 0.0
-        if let text = OverlayService.queryValue(request, "wait") {
-            guard let seconds = Double(text.trimmingSpaces()), seconds.isFinite else {
-                throw .badRequest("wait must be a number of seconds, not \"\(text)\"", field: "wait")
-            }
-            // 0 would hold nothing: a wait is in (0, 60].
-            guard seconds > 0 && seconds <= OverlayService.maximumWait else {
-                throw .invalidField(
-                    "wait", "must be more than 0 and at most \(Int(OverlayService.maximumWait)) seconds")
-            }
-            wait = seconds
-        }
+        let query = try FieldReader(query: request)
+        let since = try query.read(ReadFields.since) ?? condition?.firstVersion
+        let wait = try query.read(ReadFields.wait) ?? 0
         // Only a long-poll that has to wait needs the channel (and creates it); one whose version
         // differs is a read, answered below, and a read creates nothing. Should the version move
         // between this look and the wait, the wait answers at once.
@@ -55,28 +37,61 @@ extension OverlayService {
     /// `GET /events`: Server-Sent Events from the channel (`/events?channel=name` is
     /// `/channels/name/events`).
     func getEvents(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> Routed {
+        let query = try FieldReader(query: request)
         var name = parameters.channel
-        if !parameters.prefixed, let named = OverlayService.queryValue(request, "channel") {
-            guard Name.isValid(named) else { throw Router.badChannelName }
-            name = named
+        if !parameters.prefixed, let named = try query.read(ReadFields.channel) { name = named }
+        // The header, as EventSource sends it on reconnecting, else the query (for clients that
+        // cannot set headers).
+        // The query's refusals name the header: it is the header's stand-in.
+        var lastEventID = try query.value("lastEventId").flatMap { (value) throws(APIError) in
+            try ReadFields.lastEventID.read(value)
         }
-        return .events(try channels.obtainForReading(name), lastEventID: try lastEventID(request))
+        if let header = request.header("Last-Event-ID"), let version = try ReadFields.lastEventID.read(.text(header)) {
+            lastEventID = version
+        }
+        return .events(try channels.obtainForReading(name), lastEventID: lastEventID)
+    }
+}
+
+/// The query parameters of the reads that wait: `GET /overlay` and `GET /events`.
+package enum ReadFields {
+    static let since = Field<UInt64>.whole("since", expected: "a version number")
+    /// 0 would hold nothing: a wait is in (0, 60].
+    package static let wait = Field.number("wait", expected: "a number of seconds").checked { seconds in
+        seconds > 0 && seconds <= OverlayService.maximumWait
+            ? nil : "must be more than 0 and at most \(Int(OverlayService.maximumWait)) seconds"
+    }
+    /// `/events?channel=` (only unprefixed): the channel to follow.
+    static let channel = Field<String>("channel") { (value) throws(FieldProblem) in
+        let name = try value.string()
+        guard Name.isValid(name) else { throw FieldProblem(.malformed, Router.channelNameRule) }
+        return name
+    }
+    static func versionOrNone(_ name: String) -> Field<UInt64?> {
+        Field(name) { (value) throws(FieldProblem) in
+            if case .text(let bytes) = value, String(decoding: bytes, as: UTF8.self).trimmingSpaces().isEmpty {
+                return nil
+            }
+            return try value.whole(UInt64.self, expected: "a version number")
+        }
     }
 
-    /// `Last-Event-ID` (what EventSource sends on reconnecting), or `?lastEventId=` for clients
-    /// that cannot set headers. The header wins, but a malformed value is refused in either.
-    private func lastEventID(_ request: HTTPRequest) throws(APIError) -> UInt64? {
-        func version(_ text: String?) throws(APIError) -> UInt64? {
-            guard let text else { return nil }
-            let trimmed = text.trimmingSpaces()
-            if trimmed.isEmpty { return nil }
-            guard let version = UInt64(trimmed) else {
-                throw .badRequest("Last-Event-ID must be a version number, not \"\(text)\"", field: "Last-Event-ID")
-            }
-            return version
+    /// A version, or none when empty (EventSource sends an empty id for "none seen"): the header,
+    /// and the query's `lastEventId` for clients that cannot set headers.
+    static let lastEventID = HeaderField(versionOrNone("Last-Event-ID"))
+}
+
+/// A field read from a header rather than the query: its refusals name the header.
+struct HeaderField<Value>: Sendable {
+    let field: Field<Value>
+
+    init(_ field: Field<Value>) { self.field = field }
+
+    func read(_ value: FieldValue) throws(APIError) -> Value {
+        do throws(FieldProblem) {
+            return try field.read(value)
+        } catch {
+            throw error.apiError(field: field.name)
         }
-        let header = try version(request.header("Last-Event-ID"))
-        let query = try version(OverlayService.queryValue(request, "lastEventId"))
-        return header ?? query
     }
 }

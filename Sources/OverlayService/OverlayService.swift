@@ -210,10 +210,6 @@ public final class OverlayService: Sendable {
         OverlayEngine(configuration: configuration.engineConfiguration, now: clock.now())
     }
 
-    static func queryValue(_ request: HTTPRequest, _ name: String) -> String? {
-        request.query.first { $0.name == name }.map { $0.value.map { String(decoding: $0, as: UTF8.self) } ?? "" }
-    }
-
     private func scheduleHeartbeat() {
         let interval = Int64(configuration.heartbeatSeconds * 1e9)
         // Captured strongly, like every scheduler entry: a weak reference would give the service a

@@ -134,7 +134,9 @@ struct Router: Sendable {
         return list
     }
 
-    static let badChannelName = APIError.badRequest("a channel name is 1 to 64 of A-Z a-z 0-9 . _ -", field: "channel")
+    /// What a channel name must be, in a refusal's words.
+    static let channelNameRule = "must be 1 to 64 of A-Z a-z 0-9 . _ -"
+    static let badChannelName = APIError.badRequest("channel \(channelNameRule)", field: "channel")
 
     /// The path's segments after the leading "/", without one trailing empty segment ("/a/" is
     /// "/a"). Split on the scalar "/", not the Character: a combining mark after a slash

@@ -38,11 +38,10 @@ extension OverlayService {
         _ setting: Setting, _ request: HTTPRequest, _ parameters: RouteParameters
     ) throws(APIError) -> Routed {
         let field = setting.rawValue
-        let fields = try RequestFields(request, textField: field)
-        try fields.rejectUnknown(allowing: [field])
-        guard let text = try fields.string(field) else {
-            throw .invalidField(field, "is required")
-        }
+        let fields = FieldSet<String?>(text: field, [FieldRule(Field.string(field), \.self)])
+        var given: String? = nil
+        try FieldReader(request, fields).read(fields, into: &given)
+        guard let text = given else { throw .invalidField(field, "is required") }
         guard let change = setting.change(to: text.trimmingSpaces(), self) else {
             throw .invalidField(field, "must be one of \(setting.names(self).joined(separator: ", "))")
         }

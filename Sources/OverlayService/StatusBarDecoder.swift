@@ -4,9 +4,9 @@ import OverlayEngine
 /// Reads `PUT /statusbar` and `PUT /statusbar/controllers` into the engine's values, or the error
 /// to answer. Rules that need the channel's state (the appearance mode) are the engine's.
 ///
-/// `package`, like `RequestFields`, so that the fuzz target can call it directly.
+/// `package`, like `FieldReader`, so that the fuzz target can call it directly.
 package enum StatusBarDecoder {
-    package static let settingFields = ["style", "hidden", "animation"]
+    package static var settingFields: [String] { settings.names }
     package static let hierarchyFields = ["root", "controllers"]
     package static let controllerFields: Set<String> = [
         "name", "preferredStatusBarStyle", "prefersStatusBarHidden", "preferredStatusBarUpdateAnimation",
@@ -18,16 +18,8 @@ package enum StatusBarDecoder {
     /// (`?hidden=true&animation=slide`). At least one is needed: a PUT that sets nothing is a
     /// mistake (a misspelt field is refused before that as unknown).
     package static func input(_ request: borrowing HTTPRequest) throws(APIError) -> StatusBarInput {
-        let fields = try RequestFields(request, textField: nil)
-        try fields.rejectUnknown(allowing: settingFields)
         var input = StatusBarInput()
-        if let text = try fields.string("style") {
-            input.style = try choice(text.trimmingSpaces(), field: "style")
-        }
-        input.hidden = try fields.bool("hidden")
-        if let text = try fields.string("animation") {
-            input.animation = try choice(text.trimmingSpaces(), field: "animation")
-        }
+        try FieldReader(request, settings).read(settings, into: &input)
         guard !input.isEmpty else {
             throw APIError(
                 status: 422, code: "invalid_field",
@@ -36,13 +28,19 @@ package enum StatusBarDecoder {
         return input
     }
 
+    static let settings = FieldSet<StatusBarInput>([
+        FieldRule(Field<StatusBarStyle>.choice("style"), \.style), FieldRule(Field.bool("hidden"), \.hidden),
+        FieldRule(Field<StatusBarAnimation>.choice("animation"), \.animation),
+    ])
+
     /// The hierarchy from a JSON body `{"root": …, "controllers": [ … ]}`. A value of the wrong type
     /// anywhere in it is 422 naming its path (`controllers[2].presented`), as is every rule the
     /// hierarchy breaks; an unknown member is 400, as for every other body.
     package static func hierarchy(_ request: borrowing HTTPRequest) throws(APIError) -> ControllerHierarchy {
-        let fields = try RequestFields(request, textField: nil)
+        // JSON only: a hierarchy nests, which a form cannot.
+        let fields = try FieldReader(request, textField: nil, formNames: [])
         try fields.rejectUnknown(allowing: hierarchyFields)
-        return try hierarchy(root: fields.json("root"), controllers: fields.json("controllers"))
+        return try hierarchy(root: fields.value("root")?.json, controllers: fields.value("controllers")?.json)
     }
 
     package static func hierarchy(root: JSONValue?, controllers: JSONValue?) throws(APIError) -> ControllerHierarchy {
@@ -82,68 +80,55 @@ package enum StatusBarDecoder {
                 field: "\(path).\(unknown)")
         }
         guard let nameValue = members["name"] else { throw .invalidField("\(path).name", "is required") }
-        var controller = ControllerHierarchy.Controller(name: try string(nameValue, "\(path).name"))
-        if let value = members["preferredStatusBarStyle"] {
-            let field = "\(path).preferredStatusBarStyle"
-            controller.preferredStatusBarStyle = try choice(try string(value, field), field: field)
+        /// A member read as its type; every refusal in a hierarchy is 422 naming the member's path.
+        func read<Value>(
+            _ member: String, _ read: (FieldValue) throws(FieldProblem) -> Value
+        ) throws(APIError) -> Value? {
+            guard let value = member == "name" ? nameValue : members[member] else { return nil }
+            do throws(FieldProblem) {
+                return try read(.json(value))
+            } catch {
+                throw .invalidField("\(path).\(member)", error.reason)
+            }
         }
-        if let value = members["prefersStatusBarHidden"] {
-            controller.prefersStatusBarHidden = try bool(value, "\(path).prefersStatusBarHidden")
+        /// A link to another controller: its name, or null for none.
+        func link(_ member: String) throws(APIError) -> String?? {
+            try read(member) { (value) throws(FieldProblem) in
+                if value.isNull { return nil }
+                guard case .json(.string(let name)) = value else {
+                    throw FieldProblem(.invalid, "must be a controller's name or null, not \(value.described)")
+                }
+                return name
+            }
         }
-        if let value = members["preferredStatusBarUpdateAnimation"] {
-            let field = "\(path).preferredStatusBarUpdateAnimation"
-            controller.preferredStatusBarUpdateAnimation = try choice(try string(value, field), field: field)
+        var controller = ControllerHierarchy.Controller(
+            name: try read("name") { (value) throws(FieldProblem) in try value.string() }!)
+        if let style = try read(
+            "preferredStatusBarStyle", { (value) throws(FieldProblem) in try value.choice(StatusBarStyle.self) })
+        {
+            controller.preferredStatusBarStyle = style
         }
-        if let value = members["childForStatusBarStyle"] {
-            controller.childForStatusBarStyle = try link(value, "\(path).childForStatusBarStyle")
+        if let hidden = try read("prefersStatusBarHidden", { (value) throws(FieldProblem) in try value.bool() }) {
+            controller.prefersStatusBarHidden = hidden
         }
-        if let value = members["childForStatusBarHidden"] {
-            controller.childForStatusBarHidden = try link(value, "\(path).childForStatusBarHidden")
+        if let animation = try read(
+            "preferredStatusBarUpdateAnimation",
+            { (value) throws(FieldProblem) in try value.choice(StatusBarAnimation.self) })
+        {
+            controller.preferredStatusBarUpdateAnimation = animation
         }
-        if let value = members["presented"] {
-            controller.presented = try link(value, "\(path).presented")
+        if let child = try link("childForStatusBarStyle") { controller.childForStatusBarStyle = child }
+        if let child = try link("childForStatusBarHidden") { controller.childForStatusBarHidden = child }
+        if let presented = try link("presented") { controller.presented = presented }
+        if let fullScreen = try read("fullScreen", { (value) throws(FieldProblem) in try value.bool() }) {
+            controller.fullScreen = fullScreen
         }
-        if let value = members["fullScreen"] {
-            controller.fullScreen = try bool(value, "\(path).fullScreen")
-        }
-        if let value = members["modalPresentationCapturesStatusBarAppearance"] {
-            controller.modalPresentationCapturesStatusBarAppearance = try bool(
-                value, "\(path).modalPresentationCapturesStatusBarAppearance")
+        if let captures = try read(
+            "modalPresentationCapturesStatusBarAppearance", { (value) throws(FieldProblem) in try value.bool() })
+        {
+            controller.modalPresentationCapturesStatusBarAppearance = captures
         }
         return controller
-    }
-
-    private static func string(_ value: JSONValue, _ field: String) throws(APIError) -> String {
-        guard case .string(let text) = value else {
-            throw .invalidField(field, "must be a string, not \(value.typeName)")
-        }
-        return text
-    }
-
-    /// A link to another controller: its name, or null for none.
-    private static func link(_ value: JSONValue, _ field: String) throws(APIError) -> String? {
-        switch value {
-        case .null: return nil
-        case .string(let text): return text
-        default: throw .invalidField(field, "must be a controller's name or null, not \(value.typeName)")
-        }
-    }
-
-    private static func bool(_ value: JSONValue, _ field: String) throws(APIError) -> Bool {
-        guard case .bool(let flag) = value else {
-            throw .invalidField(field, "must be true or false, not \(value.typeName)")
-        }
-        return flag
-    }
-
-    /// One of an enumeration's names, exactly as the API spells them.
-    private static func choice<Value: RawRepresentable & CaseIterable>(
-        _ text: String, field: String
-    ) throws(APIError) -> Value where Value.RawValue == String {
-        guard let value = Value(rawValue: text) else {
-            throw .invalidField(field, "must be one of \(Value.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        return value
     }
 }
 

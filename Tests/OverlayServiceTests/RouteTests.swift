@@ -66,7 +66,7 @@ struct RouteTests {
         #expect(Self.json(response)["kind"]?.string == "sent")
         #expect(Self.json(response)["text"]?.string == "hi")
         #expect(
-            RequestFields.mediaType(type) == type.split(separator: ";").first.map { $0.trimmingSpaces().lowercased() }
+            MediaType(type).type == type.split(separator: ";").first.map { $0.trimmingSpaces().lowercased() }
                 ?? "")
     }
 
@@ -78,7 +78,7 @@ struct RouteTests {
     ])
     func mediaTypes(header: String) {
         #expect(
-            RequestFields.mediaType(header)
+            MediaType(header).type
                 == (header.split(separator: ";", omittingEmptySubsequences: false).first.map {
                     $0.trimmingSpaces().lowercased()
                 } ?? ""))
@@ -97,9 +97,9 @@ struct RouteTests {
     ])
     func mediaTypeFromBytes(header: String) {
         var bytes = header
-        let fromBytes = bytes.withUTF8 { RequestFields.mediaType(of: UnsafeRawBufferPointer($0)) }
-        #expect(fromBytes == RequestFields.classify(RequestFields.mediaType(header)))
-        #expect(RequestFields.mediaType(of: nil) == .unnamedOrForm)
+        let fromBytes = bytes.withUTF8 { MediaType.kind(of: UnsafeRawBufferPointer($0)) }
+        #expect(fromBytes == MediaType.kind(ofType: MediaType(header).type))
+        #expect(MediaType.kind(of: nil) == .unnamedOrForm)
     }
 
     /// The header name is matched without regard to case.

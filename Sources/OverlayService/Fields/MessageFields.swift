@@ -1,0 +1,38 @@
+import OverlayEngine
+
+/// The fields of a message, declared once for every way a message is sent (JSON, query, form and
+/// multipart bodies, plain text as `text`): POST takes them all, PATCH all but the two that only
+/// a new message can have. A new message field is one row here (and its place in `MessageInput`).
+package enum MessageFields {
+    package static let kind = Field<MessageKind>.choice("kind")
+    package static let text = Field.string("text")
+    package static let progress = Field.number("progress").nullable
+    /// Checked on the number as sent, before rounding to whole nanoseconds (the engine checks the
+    /// rounded one): 3600.0000000000005 is over 3600.
+    package static let duration = Field<Interval>("duration") { (value) throws(FieldProblem) in
+        let seconds = try value.number()
+        let limit = MessageRules.maximumDuration.seconds
+        guard seconds > 0 && seconds <= limit else {
+            throw FieldProblem(.invalid, "must be greater than 0 and at most \(Int(limit)) seconds")
+        }
+        return .seconds(seconds)
+    }
+    package static let immediate = Field.bool("immediate")
+    package static let key = Field.string("key")
+
+    package static let post = FieldSet<MessageInput>(
+        text: "text",
+        [
+            FieldRule(kind, \.kind), FieldRule(text, \.text), FieldRule(progress, \.progress),
+            FieldRule(duration, \.duration), FieldRule(immediate, \.immediate), FieldRule(key, \.key),
+        ])
+
+    package static let patch = FieldSet<MessageInput>(
+        text: "text",
+        [
+            FieldRule(kind, \.kind), FieldRule(text, \.text), FieldRule(progress, \.progress),
+            FieldRule(duration, \.duration),
+            .refused("immediate", "cannot be changed after posting"),
+            .refused("key", "cannot be changed after posting"),
+        ])
+}
