@@ -51,6 +51,17 @@ public final class DetachedAnswer: Sendable {
         }
     }
 
+    /// The answer as a response, waiting up to `seconds` for it: a stream is its head with what it
+    /// has been sent so far as the body. Nil while none has come (a long-poll still waiting).
+    public func response(waiting seconds: Double) -> HTTPResponse? {
+        switch seconds > 0 ? wait(seconds: seconds) : current {
+        case .response(let response)?: return response
+        case .stream(let status, let headers, let stream)?:
+            return HTTPResponse(status: status, headers: headers, body: stream.takeBuffered().bytes)
+        case nil: return nil
+        }
+    }
+
     /// The suspended responder was answered (from any thread): its answer is taken at once.
     func resumed(_ responder: HTTPResponder) {
         take(responder.machine.withLock { $0.requestReceived() }, from: responder)

@@ -2,10 +2,12 @@ import MicroHTTP
 import OverlayEngine
 
 /// `/channels` and `/channels/{name}`: which channels exist, and what each holds.
-extension OverlayService {
-    func listChannels() -> HTTPResponse {
+struct ChannelHandlers: Sendable {
+    let channels: ChannelRegistry
+
+    func list() -> HTTPResponse {
         let summaries = channels.all.compactMap(ChannelSummary.init)
-        return json(200) {
+        return HTTPResponse.json(200) {
             $0.beginObject()
             $0.key("channels")
             $0.beginArray()
@@ -15,12 +17,12 @@ extension OverlayService {
         }
     }
 
-    func channelSummary(_ parameters: RouteParameters) throws(APIError) -> HTTPResponse {
-        let name = String(parameters.value ?? "")
+    func summary(_ parameters: RouteParameters) throws(APIError) -> HTTPResponse {
+        let name = parameters.channel
         guard let channel = channels.existing(name), let summary = ChannelSummary(channel) else {
             throw .notFound("no channel \(name) (a channel comes into being on its first write)")
         }
-        return json(200) { $0.channel(summary) }
+        return HTTPResponse.json(200) { $0.channel(summary) }
     }
 }
 

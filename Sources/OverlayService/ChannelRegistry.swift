@@ -29,12 +29,15 @@ final class ChannelRegistry: Sendable {
     /// Channels readers may wait on that no writer has created.
     private let readerLimit: Int
     private let make: @Sendable (_ name: String, _ number: Int) -> Channel
+    /// What a new channel would hold now: the engine a read of a channel that does not exist sees.
+    private let fresh: @Sendable () -> OverlayEngine
 
     /// The registry with `restored` channels (from the store) and `default`.
     init(
-        limit: Int, readerLimit: Int, restored: [Channel] = [],
+        limit: Int, readerLimit: Int, restored: [Channel] = [], fresh: @escaping @Sendable () -> OverlayEngine,
         make: @escaping @Sendable (_ name: String, _ number: Int) -> Channel
     ) {
+        self.fresh = fresh
         self.limit = limit
         self.readerLimit = readerLimit
         self.make = make
@@ -124,6 +127,15 @@ final class ChannelRegistry: Sendable {
             }
             return released
         }
+    }
+
+    /// Reads a channel without creating it: one that does not exist shows what a new one would.
+    func read<T: Sendable>(_ name: String, _ body: (OverlayEngine, Instant) -> T) -> T {
+        if let channel = existing(name), let value = try? channel.withEngine({ engine, now in body(engine, now) }) {
+            return value
+        }
+        let engine = fresh()
+        return body(engine, engine.now)
     }
 
     /// Every channel, by name.

@@ -2,12 +2,15 @@ import MicroHTTP
 import OverlayEngine
 
 /// `/clock`: the service's time, and in manual-clock mode the way to move it.
-extension OverlayService {
-    func getClock() -> HTTPResponse {
+struct ClockHandlers: Sendable {
+    let clock: ServiceClock
+    let channels: ChannelRegistry
+
+    func get() -> HTTPResponse {
         clockResponse(clock.now())
     }
 
-    func postClock(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+    func post(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         guard clock.mode == .manual else {
             throw APIError(
                 status: 409, code: "clock_not_manual",
@@ -37,7 +40,7 @@ extension OverlayService {
     }
 
     private func clockResponse(_ now: Instant) -> HTTPResponse {
-        json(200) {
+        HTTPResponse.json(200) {
             $0.beginObject()
             $0.key("now")
             $0.number(now.seconds)

@@ -2,8 +2,11 @@ import MicroHTTP
 import OverlayEngine
 
 /// `/messages` and `/messages/{id}`: post, list, read, change and delete messages.
-extension OverlayService {
-    func postMessage(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> Routed {
+struct MessageHandlers: Sendable {
+    let channels: ChannelRegistry
+    let metrics: Metrics
+
+    func post(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> Routed {
         var input = MessageInput()
         try FieldReader(request, MessageFields.post).read(MessageFields.post, into: &input)
         let (result, sequence) = try channels.obtain(parameters.channel).write { engine, now in
@@ -13,7 +16,9 @@ extension OverlayService {
         let location = Header.location.with(value: "\(parameters.prefix)/messages/\(outcome.message.id)")
         if case .created = outcome { metrics.messagePosted() }
         return .durable(
-            json(outcome.isCreated ? 202 : 200, headers: [.json, location]) { $0.message(outcome.message) },
+            HTTPResponse.json(outcome.isCreated ? 202 : 200, headers: [.json, location]) {
+                $0.message(outcome.message)
+            },
             sequence: sequence)
     }
 
@@ -23,11 +28,13 @@ extension OverlayService {
     /// `GET /messages`: the live messages in the order they show, a page at a time. `?limit=`
     /// (1…1000, default 100) and `?after=<id>`, the `next` of the page before. A page costs its
     /// own size, not the queue's.
-    func listMessages(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> HTTPResponse {
+    func list(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> HTTPResponse {
         let query = try FieldReader(query: request)
-        let limit = try query.read(PageFields.limit) ?? OverlayService.pageSize.default
+        let limit = try query.read(PageFields.limit) ?? MessageHandlers.pageSize.default
         let after = try query.read(PageFields.after)
-        guard let page = read(parameters.channel, { engine, _ in engine.liveMessages(after: after, limit: limit) })
+        guard
+            let page = channels.read(
+                parameters.channel, { engine, _ in engine.liveMessages(after: after, limit: limit) })
         else {
             throw APIError(
                 status: 409, code: "cursor_expired",
@@ -35,7 +42,7 @@ extension OverlayService {
                     "message \(after ?? 0) is no longer live (shown and ended, or deleted); start again without after",
                 field: "after")
         }
-        return json(200) {
+        return HTTPResponse.json(200) {
             $0.beginObject()
             $0.key("messages")
             $0.beginArray()
@@ -47,15 +54,15 @@ extension OverlayService {
         }
     }
 
-    func getMessage(_ parameters: RouteParameters) throws(APIError) -> HTTPResponse {
+    func get(_ parameters: RouteParameters) throws(APIError) -> HTTPResponse {
         let id = try messageID(parameters)
-        guard let message = read(parameters.channel, { engine, _ in engine.message(id: id) }) else {
+        guard let message = channels.read(parameters.channel, { engine, _ in engine.message(id: id) }) else {
             throw APIError(EngineError.messageNotFound(id: id))
         }
-        return json(200) { $0.message(message) }
+        return HTTPResponse.json(200) { $0.message(message) }
     }
 
-    func patchMessage(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> Routed {
+    func patch(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> Routed {
         let id = try messageID(parameters)
         var input = MessageInput()
         try FieldReader(request, MessageFields.patch).read(MessageFields.patch, into: &input)
@@ -63,16 +70,16 @@ extension OverlayService {
             engine.update(id: id, with: input, at: now)
         }
         let message = try result.get(orThrow: APIError.init)
-        return .durable(json(200) { $0.message(message) }, sequence: sequence)
+        return .durable(HTTPResponse.json(200) { $0.message(message) }, sequence: sequence)
     }
 
-    func deleteMessage(_ parameters: RouteParameters) throws(APIError) -> Routed {
+    func delete(_ parameters: RouteParameters) throws(APIError) -> Routed {
         let id = try messageID(parameters)
         let (result, sequence) = try existingChannel(parameters.channel, messageID: id).write { engine, now in
             engine.delete(id: id, at: now)
         }
         let message = try result.get(orThrow: APIError.init)
-        return .durable(json(200) { $0.message(message) }, sequence: sequence)
+        return .durable(HTTPResponse.json(200) { $0.message(message) }, sequence: sequence)
     }
 
     /// A message can only be changed in a channel that exists: anywhere else it is unknown.
@@ -111,8 +118,8 @@ extension PostOutcome {
 /// The query of `GET /messages`.
 enum PageFields {
     static let limit = Field<Int>.whole("limit").checked { limit in
-        (1...OverlayService.pageSize.maximum).contains(limit)
-            ? nil : "must be between 1 and \(OverlayService.pageSize.maximum)"
+        (1...MessageHandlers.pageSize.maximum).contains(limit)
+            ? nil : "must be between 1 and \(MessageHandlers.pageSize.maximum)"
     }
     static let after = Field<Int64>("after") { (value) throws(FieldProblem) in
         guard let id = try? value.whole(Int64.self), id > 0 else {

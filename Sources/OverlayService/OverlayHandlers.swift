@@ -2,13 +2,16 @@ import MicroHTTP
 import OverlayEngine
 
 /// `/overlay` and `/events`: the overlay now, a long-poll for its next version, or a stream of them.
-extension OverlayService {
-    /// The longest a long-poll may wait.
+struct OverlayHandlers: Sendable {
+    /// The longest a long-poll may wait, in seconds.
     static let maximumWait = 60.0
+
+    let channels: ChannelRegistry
+    let encoder: OverlayEncoder
 
     /// `GET /overlay`: 304 while `If-None-Match` (or `?since=`) names the current version; with
     /// `?wait=N` the request is held until the version changes or N seconds pass.
-    func getOverlay(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> Routed {
+    func overlay(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> Routed {
         let name = parameters.channel
         let condition = request.header("If-None-Match").map(EntityTagCondition.init)
         let query = try FieldReader(query: request)
@@ -17,7 +20,7 @@ extension OverlayService {
         // Only a long-poll that has to wait needs the channel (and creates it); one whose version
         // differs is a read, answered below, and a read creates nothing. Should the version move
         // between this look and the wait, the wait answers at once.
-        if wait > 0, let since, since == read(name, { engine, _ in engine.version }) {
+        if wait > 0, let since, since == channels.read(name, { engine, _ in engine.version }) {
             return .wait(try channels.obtainForReading(name), since: since, seconds: wait)
         }
         // The common conditional GET names one version: the channel answers it from the
@@ -27,7 +30,7 @@ extension OverlayService {
         if let channel = channels.existing(name), condition == nil || single != nil {
             return .response(channel.overlayResponse(unlessVersion: single ?? since))
         }
-        let overlay = read(name) { engine, now in engine.overlay(at: now) }
+        let overlay = channels.read(name) { engine, now in engine.overlay(at: now) }
         if condition?.matches(overlay.version) == true || since == overlay.version {
             return .response(encoder.notModified(version: overlay.version))
         }
@@ -36,7 +39,7 @@ extension OverlayService {
 
     /// `GET /events`: Server-Sent Events from the channel (`/events?channel=name` is
     /// `/channels/name/events`).
-    func getEvents(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> Routed {
+    func events(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> Routed {
         let query = try FieldReader(query: request)
         var name = parameters.channel
         if !parameters.prefixed, let named = try query.read(ReadFields.channel) { name = named }
@@ -58,8 +61,8 @@ package enum ReadFields {
     static let since = Field<UInt64>.whole("since", expected: "a version number")
     /// 0 would hold nothing: a wait is in (0, 60].
     package static let wait = Field.number("wait", expected: "a number of seconds").checked { seconds in
-        seconds > 0 && seconds <= OverlayService.maximumWait
-            ? nil : "must be more than 0 and at most \(Int(OverlayService.maximumWait)) seconds"
+        seconds > 0 && seconds <= OverlayHandlers.maximumWait
+            ? nil : "must be more than 0 and at most \(Int(OverlayHandlers.maximumWait)) seconds"
     }
     /// `/events?channel=` (only unprefixed): the channel to follow.
     static let channel = Field<String>("channel") { (value) throws(FieldProblem) in

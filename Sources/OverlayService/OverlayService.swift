@@ -7,8 +7,9 @@ import Synchronization
 
 /// The overlay service: routes HTTP requests to the channels' engines and answers in JSON.
 ///
-/// `respond(to:)` needs no socket, so route tests call it directly; `handle(_:_:)` is what
-/// `OverlayServer` puts behind libmicrohttpd, where a long-poll or an event stream answers later.
+/// `handle(_:_:)` is the one dispatch: `OverlayServer` puts it behind libmicrohttpd, where a
+/// long-poll or an event stream answers later, and route tests call it with a detached
+/// responder. Each handler is given what it uses (`MessageHandlers`, `OverlayHandlers`, …).
 public final class OverlayService: Sendable {
     public let configuration: ServiceConfiguration
     let clock: ServiceClock
@@ -20,6 +21,13 @@ public final class OverlayService: Sendable {
     let metrics = Metrics()
     let router = Router(routes: OverlayService.routes)
     let preview: PreviewPage
+    let messages: MessageHandlers
+    let overlays: OverlayHandlers
+    let settings: SettingHandlers
+    let statusBars: StatusBarHandlers
+    let clocks: ClockHandlers
+    let channelList: ChannelHandlers
+    let serverInfo: ServerHandlers
     /// Sends every new version to `configuration.publish`, when set.
     let publisher: Publisher<OverlaySnapshot>?
 
@@ -54,7 +62,7 @@ public final class OverlayService: Sendable {
         }
         self.channels = ChannelRegistry(
             limit: max(configuration.maxChannels, restored.count), readerLimit: configuration.maxChannels,
-            restored: restored
+            restored: restored, fresh: { OverlayEngine(configuration: engine, now: clock.now()) }
         ) { name, number in
             Channel(
                 name: name, number: number,
@@ -63,6 +71,16 @@ public final class OverlayService: Sendable {
                 devices: configuration.devices)
         }
         let channels = self.channels
+        messages = MessageHandlers(channels: channels, metrics: metrics)
+        overlays = OverlayHandlers(channels: channels, encoder: encoder)
+        settings = SettingHandlers(channels: channels, encoder: encoder, devices: configuration.devices)
+        statusBars = StatusBarHandlers(channels: channels, encoder: encoder, configuration: engine.statusBar)
+        clocks = ClockHandlers(clock: clock, channels: channels)
+        channelList = ChannelHandlers(channels: channels)
+        serverInfo = ServerHandlers(
+            clock: configuration.clock, endpoints: Router(routes: OverlayService.routes).endpoints, channels: channels,
+            metrics: metrics,
+            publisher: publisher)
         store?.start { name, stored in channels.existing(name)?.rollBack(stored: stored) }
         // The restored channels are stored as this run holds them before anything else happens:
         // a failed commit goes back to what the database holds, which must be this run's state.
@@ -139,25 +157,6 @@ public final class OverlayService: Sendable {
         }
     }
 
-    /// Answers one request at once. A long-poll answers as if its time were up (304); an event
-    /// stream answers with its first event only. For tests without sockets.
-    public func respond(to request: HTTPRequest) -> HTTPResponse {
-        switch routed(request) {
-        case .response(let response):
-            return response
-        case .durable(let response, let sequence):
-            guard let store, let sequence else { return response }
-            return store.waitUntilDurable(sequence) ? response : OverlayService.notStored.response
-        case .wait(let channel, _, _):
-            let version = (try? channel.withEngine { engine, _ in engine.version }) ?? 0
-            return encoder.notModified(version: version)
-        case .events(let channel, _):
-            let overlay = try? channel.withEngine { engine, now in engine.overlay(at: now) }
-            return HTTPResponse(
-                status: 200, headers: OverlayService.eventHeaders, body: overlay.map(encoder.event) ?? [])
-        }
-    }
-
     /// The answer to a write whose commit failed: the change was undone, in memory and on disk.
     static let notStored = APIError(
         status: 503, code: "storage_failed",
@@ -198,18 +197,6 @@ public final class OverlayService: Sendable {
         }
     }
 
-    /// Reads a channel without creating it: one that does not exist shows what a new one would.
-    func read<T: Sendable>(_ name: String, _ body: (OverlayEngine, Instant) -> T) -> T {
-        if let channel = channels.existing(name) {
-            return (try? channel.withEngine { engine, now in body(engine, now) }) ?? body(fresh(), clock.now())
-        }
-        return body(fresh(), clock.now())
-    }
-
-    private func fresh() -> OverlayEngine {
-        OverlayEngine(configuration: configuration.engineConfiguration, now: clock.now())
-    }
-
     private func scheduleHeartbeat() {
         let interval = Int64(configuration.heartbeatSeconds * 1e9)
         // Captured strongly, like every scheduler entry: a weak reference would give the service a
@@ -220,9 +207,11 @@ public final class OverlayService: Sendable {
             scheduleHeartbeat()
         }
     }
+}
 
+extension HTTPResponse {
     /// A JSON answer; `headers` replaces the usual `[.json]` (and should include it).
-    func json(_ status: Int, headers: [Header] = [.json], _ write: (inout JSONWriter) -> Void) -> HTTPResponse {
+    static func json(_ status: Int, headers: [Header] = [.json], _ write: (inout JSONWriter) -> Void) -> HTTPResponse {
         var writer = JSONWriter()
         write(&writer)
         return HTTPResponse(status: status, headers: headers, body: writer.bytes)

@@ -1,4 +1,5 @@
 import MicroHTTP
+import OverlayEngine
 
 /// One row of the route table: a method on a path pattern, who may call it, and its handler.
 ///
@@ -48,32 +49,57 @@ final class Route: Sendable {
     var pattern: RoutePattern { RoutePattern(path) }
 }
 
-/// A path pattern: literal segments and `{parameter}` segments, matched segment by segment.
+/// A path pattern: literal segments, `{name}` (a channel's name) and any other `{parameter}`,
+/// matched segment by segment.
 struct RoutePattern: Hashable, Sendable {
     enum Segment: Hashable, Sendable {
         case literal(Substring)
+        /// `{name}`: a channel, whose name must be a valid one.
+        case channel
         case parameter
+    }
+
+    /// What a path came to against the pattern.
+    enum Match {
+        case none
+        /// The path names a channel with a name no channel may have.
+        case badChannel
+        /// The `{parameter}` segment's value and the `{name}` segment's, if the pattern has them.
+        case matched(value: Substring?, channel: Substring?)
     }
 
     let segments: [Segment]
 
     init(_ path: String) {
-        segments = Router.segments(of: path).map { $0.hasPrefix("{") && $0.hasSuffix("}") ? .parameter : .literal($0) }
-    }
-
-    var hasParameters: Bool { segments.contains(.parameter) }
-
-    /// The values of the parameter segments if `segments` matches, else nil.
-    func match(_ path: ArraySlice<Substring>) -> [Substring]? {
-        guard path.count == segments.count else { return nil }
-        var values: [Substring] = []
-        for (segment, actual) in zip(segments, path) {
+        segments = Router.segments(of: path).map { segment in
             switch segment {
-            case .literal(let literal): guard literal == actual else { return nil }
-            case .parameter: values.append(actual)
+            case "{name}": .channel
+            case _ where segment.hasPrefix("{") && segment.hasSuffix("}"): .parameter
+            default: .literal(segment)
             }
         }
-        return values
+    }
+
+    var hasParameters: Bool {
+        segments.contains { segment in
+            if case .literal = segment { return false }
+            return true
+        }
+    }
+
+    func match(_ path: ArraySlice<Substring>) -> Match {
+        guard path.count == segments.count else { return .none }
+        var value: Substring?
+        var channel: Substring?
+        for (segment, actual) in zip(segments, path) {
+            switch segment {
+            case .literal(let literal): guard literal == actual else { return .none }
+            case .parameter: value = actual
+            case .channel: channel = actual
+            }
+        }
+        if let channel, !Name.isValid(String(channel)) { return .badChannel }
+        return .matched(value: value, channel: channel)
     }
 }
 
@@ -83,7 +109,7 @@ struct RouteParameters: Sendable {
     var channel: String
     /// Whether the channel was named by `/channels/{name}` rather than implied.
     var prefixed: Bool
-    /// The path's `{id}` (or `{name}` of a server route), unparsed.
+    /// The path's `{id}`, unparsed.
     var value: Substring?
 
     /// How this request spelled the channel, for `Location` headers.

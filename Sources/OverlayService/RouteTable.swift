@@ -1,62 +1,66 @@
 extension OverlayService {
-    /// Every endpoint of overlayd (see `Route`). Channel routes also answer under
-    /// `/channels/{name}`; the index at `GET /` lists them in this order.
+    /// Every endpoint of overlayd (see `Route`): one row each, and its handler. Channel routes
+    /// also answer under `/channels/{name}`; the index at `GET /` lists them in this order.
     static let routes: [Route] = [
-        Route("GET", "/", .server, .read) { service, _, _ throws(APIError) in .response(service.index()) },
+        Route("GET", "/", .server, .read) { service, _, _ throws(APIError) in .response(service.serverInfo.index()) },
         Route("POST", "/messages", .channel, .write) { service, request, parameters throws(APIError) in
-            try service.postMessage(request, parameters)
+            try service.messages.post(request, parameters)
         },
         Route("GET", "/messages", .channel, .read) { service, request, parameters throws(APIError) in
-            .response(try service.listMessages(request, parameters))
+            .response(try service.messages.list(request, parameters))
         },
         Route("GET", "/messages/{id}", .channel, .read) { service, _, parameters throws(APIError) in
-            .response(try service.getMessage(parameters))
+            .response(try service.messages.get(parameters))
         },
         Route("PATCH", "/messages/{id}", .channel, .write) { service, request, parameters throws(APIError) in
-            try service.patchMessage(request, parameters)
+            try service.messages.patch(request, parameters)
         },
         Route("DELETE", "/messages/{id}", .channel, .write) { service, _, parameters throws(APIError) in
-            try service.deleteMessage(parameters)
+            try service.messages.delete(parameters)
         },
         Route("GET", "/overlay", .channel, .read) { service, request, parameters throws(APIError) in
-            try service.getOverlay(request, parameters)
+            try service.overlays.overlay(request, parameters)
         },
         Route("PUT", "/orientation", .channel, .write) { service, request, parameters throws(APIError) in
-            try service.putSetting(.orientation, request, parameters)
+            try service.settings.put(.orientation, request, parameters)
         },
         Route("PUT", "/device", .channel, .write) { service, request, parameters throws(APIError) in
-            try service.putSetting(.device, request, parameters)
+            try service.settings.put(.device, request, parameters)
         },
         Route("GET", "/statusbar", .channel, .read) { service, _, parameters throws(APIError) in
-            .response(service.getStatusBar(parameters))
+            .response(service.statusBars.get(parameters))
         },
         Route("PUT", "/statusbar", .channel, .write) { service, request, parameters throws(APIError) in
-            try service.putStatusBar(request, parameters)
+            try service.statusBars.put(request, parameters)
         },
         Route("PUT", "/statusbar/controllers", .channel, .write) { service, request, parameters throws(APIError) in
-            try service.putControllers(request, parameters)
+            try service.statusBars.putControllers(request, parameters)
         },
         Route("GET", "/events", .channel, .read) { service, request, parameters throws(APIError) in
-            try service.getEvents(request, parameters)
+            try service.overlays.events(request, parameters)
         },
         // The page holds no state and the token comes from its URL fragment: it loads without one.
         Route("GET", "/preview", .channel, .open) { service, request, _ throws(APIError) in
             .response(service.preview.response(to: request))
         },
         Route("GET", "/channels", .server, .read) { service, _, _ throws(APIError) in
-            .response(service.listChannels())
+            .response(service.channelList.list())
         },
         Route("GET", "/channels/{name}", .server, .read) { service, _, parameters throws(APIError) in
-            .response(try service.channelSummary(parameters))
+            .response(try service.channelList.summary(parameters))
         },
-        Route("GET", "/healthz", .server, .open) { service, _, _ throws(APIError) in .response(service.health()) },
-        Route("GET", "/metrics", .server, .read) { service, _, _ throws(APIError) in .response(service.getMetrics()) },
-        Route("GET", "/clock", .server, .read) { service, _, _ throws(APIError) in .response(service.getClock()) },
+        Route("GET", "/healthz", .server, .open) { service, _, _ throws(APIError) in
+            .response(service.serverInfo.health())
+        },
+        Route("GET", "/metrics", .server, .read) { service, _, _ throws(APIError) in
+            .response(service.serverInfo.metricsText())
+        },
+        Route("GET", "/clock", .server, .read) { service, _, _ throws(APIError) in .response(service.clocks.get()) },
         Route("POST", "/clock", .server, .write) { service, request, _ throws(APIError) in
-            .response(try service.postClock(request))
+            .response(try service.clocks.post(request))
         },
         Route("GET", "/openapi.yaml", .server, .read) { service, _, _ throws(APIError) in
-            .response(service.openAPI())
+            .response(service.serverInfo.openAPI())
         },
     ]
 }

@@ -48,8 +48,8 @@ struct Router: Sendable {
     }
 
     let routes: [Route]
-    private let serverGroups: [Group]
-    private let channelGroups: [Group]
+    /// Every path pattern, in table order: the server's, then the channels'.
+    private let groups: [Group]
     /// Unprefixed paths without parameters (`/overlay`, `/messages`, …), found without splitting.
     /// A list, not a dictionary: these paths are small strings, compared in one step each, where
     /// hashing the path would cost more than the whole scan (measured with bench/instructions).
@@ -57,19 +57,17 @@ struct Router: Sendable {
 
     init(routes: [Route]) {
         self.routes = routes
-        func groups(_ scope: Route.Scope) -> [Group] {
-            var order: [RoutePattern] = []
-            var byPattern: [RoutePattern: [Route]] = [:]
+        var order: [(RoutePattern, Route.Scope)] = []
+        var byPattern: [RoutePattern: [Route]] = [:]
+        for scope in [Route.Scope.server, .channel] {
             for route in routes where route.scope == scope {
-                if byPattern[route.pattern] == nil { order.append(route.pattern) }
+                if byPattern[route.pattern] == nil { order.append((route.pattern, scope)) }
                 byPattern[route.pattern, default: []].append(route)
             }
-            return order.map { Group(pattern: $0, scope: scope, routes: byPattern[$0]!) }
         }
-        serverGroups = groups(.server)
-        channelGroups = groups(.channel)
+        groups = order.map { Group(pattern: $0.0, scope: $0.1, routes: byPattern[$0.0]!) }
         var exact: [(path: String, group: Group)] = []
-        for group in serverGroups + channelGroups where !group.pattern.hasParameters {
+        for group in groups where !group.pattern.hasParameters {
             let path =
                 "/"
                 + group.pattern.segments.map { segment -> Substring in
@@ -81,38 +79,34 @@ struct Router: Sendable {
         self.exact = exact
     }
 
+    /// The route of a request. A path under `/channels/{name}/` is a channel route of that
+    /// channel: the prefix is taken off once, and what follows is matched against the channel
+    /// routes alone. Any other path is matched against every route, channel routes for `default`.
     func resolve(_ request: HTTPRequest) -> Resolution {
         if let group = exact.first(where: { $0.path == request.path })?.group {
             return resolve(
                 request.method, in: group, RouteParameters(channel: ChannelRegistry.defaultName, prefixed: false))
         }
-        let path = Router.segments(of: request.path)
-        if path.count >= 3 && path[0] == "channels" {
-            let name = String(path[1])
-            guard Name.isValid(name) else { return .refused(Router.badChannelName) }
-            let rest = path[2...]
-            for group in channelGroups {
-                if let values = group.pattern.match(rest) {
-                    return resolve(
-                        request.method, in: group, RouteParameters(channel: name, prefixed: true, value: values.first))
-                }
-            }
-            return .refused(.notFound("no such path: \(request.path)"))
+        var path = Router.segments(of: request.path)[...]
+        var channel = ChannelRegistry.defaultName
+        var prefixed = false
+        if path.count >= 3 && path.first == "channels" {
+            channel = String(path[path.startIndex + 1])
+            guard Name.isValid(channel) else { return .refused(Router.badChannelName) }
+            prefixed = true
+            path = path.dropFirst(2)
         }
-        for group in serverGroups {
-            guard let values = group.pattern.match(path[...]) else { continue }
-            if group.pattern.hasParameters && path.first == "channels", let name = values.first {
-                guard Name.isValid(String(name)) else { return .refused(Router.badChannelName) }
+        for group in groups where !prefixed || group.scope == .channel {
+            switch group.pattern.match(path) {
+            case .none:
+                continue
+            case .badChannel:
+                return .refused(Router.badChannelName)
+            case .matched(let value, let named):
+                let parameters = RouteParameters(
+                    channel: named.map(String.init) ?? channel, prefixed: prefixed || named != nil, value: value)
+                return resolve(request.method, in: group, parameters)
             }
-            return resolve(
-                request.method, in: group,
-                RouteParameters(channel: ChannelRegistry.defaultName, prefixed: false, value: values.first))
-        }
-        for group in channelGroups {
-            guard let values = group.pattern.match(path[...]) else { continue }
-            return resolve(
-                request.method, in: group,
-                RouteParameters(channel: ChannelRegistry.defaultName, prefixed: false, value: values.first))
         }
         return .refused(.notFound("no such path: \(request.path)"))
     }

@@ -1,26 +1,34 @@
 import MicroHTTP
+import OverlayEngine
+import OverlayPublisher
 
 /// What the server says about itself: the index, liveness, metrics and the API description.
-extension OverlayService {
+struct ServerHandlers: Sendable {
+    let clock: ClockMode
+    let endpoints: [String]
+    let channels: ChannelRegistry
+    let metrics: Metrics
+    let publisher: Publisher<OverlaySnapshot>?
+
     func index() -> HTTPResponse {
-        json(200) {
+        HTTPResponse.json(200) {
             $0.beginObject()
             $0.key("name")
             $0.string("overlayd")
             $0.key("version")
             $0.string(OverlayService.version)
             $0.key("clock")
-            $0.string(configuration.clock.rawValue)
+            $0.string(clock.rawValue)
             $0.key("endpoints")
             $0.beginArray()
-            for endpoint in router.endpoints { $0.string(endpoint) }
+            for endpoint in endpoints { $0.string(endpoint) }
             $0.endArray()
             $0.endObject()
         }
     }
 
     func health() -> HTTPResponse {
-        json(200) {
+        HTTPResponse.json(200) {
             $0.beginObject()
             $0.key("status")
             $0.string("ok")
@@ -28,7 +36,7 @@ extension OverlayService {
         }
     }
 
-    func getMetrics() -> HTTPResponse {
+    func metricsText() -> HTTPResponse {
         let overlays = channels.all.compactMap { channel in
             (try? channel.withEngine { engine, now in engine.overlay(at: now) }).map { (channel, $0) }
         }

@@ -3,22 +3,26 @@ import OverlayEngine
 
 /// `/statusbar` and `/statusbar/controllers`: the app's own status bar under the overlay, set
 /// directly or decided by a controller hierarchy, depending on `statusBar.appearance`.
-extension OverlayService {
+struct StatusBarHandlers: Sendable {
+    let channels: ChannelRegistry
+    let encoder: OverlayEncoder
+    let configuration: StatusBarConfiguration
+
     /// `GET /statusbar`: the bar now, the appearance mode, the animation its next change of hidden
     /// uses, and the hierarchy last sent. A channel that does not exist shows a new one's bar.
-    func getStatusBar(_ parameters: RouteParameters) -> HTTPResponse {
-        let (bar, snapshot, version, now) = read(parameters.channel) { engine, now in
+    func get(_ parameters: RouteParameters) -> HTTPResponse {
+        let (bar, snapshot, version, now) = channels.read(parameters.channel) { engine, now in
             (engine.statusBar, engine.statusBarSnapshot(at: now), engine.version, now)
         }
-        return json(200) { $0.statusBarState(bar, snapshot, version: version, now: now) }
+        return HTTPResponse.json(200) { $0.statusBarState(bar, snapshot, version: version, now: now) }
     }
 
     /// `PUT /statusbar`: `style`, `hidden` and `animation` from JSON or the query. A body that is
     /// wrong, or a setting the appearance mode does not take (409), is refused before the channel
     /// is looked at: bad input creates nothing.
-    func putStatusBar(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> Routed {
+    func put(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> Routed {
         let input = try StatusBarDecoder.input(request)
-        if let refusal = configuration.engine.statusBar.refusal(of: input) { throw APIError(refusal) }
+        if let refusal = configuration.refusal(of: input) { throw APIError(refusal) }
         return try answer(parameters) { engine, now in engine.setStatusBar(input, at: now) }
     }
 
@@ -26,7 +30,7 @@ extension OverlayService {
     /// `controllers` appearance (409 with `application` appearance).
     func putControllers(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> Routed {
         let hierarchy = try StatusBarDecoder.hierarchy(request)
-        if let refusal = configuration.engine.statusBar.hierarchyRefusal { throw APIError(refusal) }
+        if let refusal = configuration.hierarchyRefusal { throw APIError(refusal) }
         return try answer(parameters) { engine, now in engine.setControllers(hierarchy, at: now) }
     }
 

@@ -34,7 +34,7 @@ struct RouteTests {
         ("DELETE", "/", 405), ("GET", "/Overlay", 404),
     ])
     func routing(method: String, path: String, status: Int) throws {
-        let response = try Self.service().respond(to: Self.request(method, path))
+        let response = try Self.service().answer(Self.request(method, path))
         #expect(response.status == status)
     }
 
@@ -58,8 +58,8 @@ struct RouteTests {
     ])
     func contentTypes(type: String) throws {
         let service = try Self.service()
-        let response = service.respond(
-            to: Self.request(
+        let response = service.answer(
+            Self.request(
                 "POST", "/messages", headers: type.isEmpty ? [] : [Header(name: "Content-Type", value: type)],
                 body: #"{"text": "hi", "kind": "sent"}"#))
         #expect(response.status == 202)
@@ -105,8 +105,8 @@ struct RouteTests {
     /// The header name is matched without regard to case.
     @Test func headerNamesIgnoreCase() throws {
         let service = try Self.service()
-        let response = service.respond(
-            to: Self.request(
+        let response = service.answer(
+            Self.request(
                 "POST", "/messages", headers: [Header(name: "content-TYPE", value: "application/xml")], body: "<a/>"))
         #expect(response.status == 415)
     }
@@ -167,9 +167,9 @@ struct RouteTests {
     /// A manual clock is not moved by anything but POST /clock; the real clock cannot be moved.
     @Test func clockModes() throws {
         let manual = try Self.service()
-        #expect(Self.json(manual.respond(to: Self.request("GET", "/clock")))["now"]?.number == 0)
-        let moved = manual.respond(
-            to: Self.request(
+        #expect(Self.json(manual.answer(Self.request("GET", "/clock")))["now"]?.number == 0)
+        let moved = manual.answer(
+            Self.request(
                 "POST", "/clock", headers: [Header(name: "Content-Type", value: "application/json")],
                 body: #"{"advance": 1e9}"#))
         #expect(Self.json(moved)["now"]?.number == 1e9)
@@ -177,7 +177,7 @@ struct RouteTests {
         realConfiguration.ephemeral = true
         let real = try OverlayService(configuration: realConfiguration)
         defer { real.shutdown() }
-        let refused = real.respond(to: Self.request("POST", "/clock", body: "1"))
+        let refused = real.answer(Self.request("POST", "/clock", body: "1"))
         #expect(refused.status == 409)
         #expect(Self.json(refused)["error"]?["code"]?.string == "clock_not_manual")
     }
