@@ -5,6 +5,35 @@ internal import CMicroHTTPD
 // callback, the first call for every request) and released by `completed`, which libmicrohttpd
 // makes for every request that got a context, however it ended.
 extension HTTPServer {
+    /// Points libmicrohttpd's callbacks at the server's methods below. Each is a closure that
+    /// captures nothing (C takes it as a function pointer) and reaches the server through its
+    /// context, borrowed: no retain and release of the shared server per call, which the pool
+    /// threads would otherwise fight over (the daemon never outlives the server).
+    static func installCallbacks(in settings: inout overlayd_mhd_options) {
+        settings.handler = { context, connection, url, method, version, data, size, slot in
+            // Every request has its context from its request line (`requestLineArrived`).
+            guard let request = slot?.pointee else { return .NO }
+            return Unmanaged<HTTPServer>.fromOpaque(context!)._withUnsafeGuaranteedRef {
+                $0.access(
+                    connection!, url: url, method: method, version: version, data: data, size: size!, context: request)
+            }
+        }
+        settings.completed = { context, connection, slot, _ in
+            Unmanaged<HTTPServer>.fromOpaque(context!)._withUnsafeGuaranteedRef {
+                $0.completed(connection, context: slot)
+            }
+        }
+        settings.request_line = { context, uri, connection in
+            Unmanaged<HTTPServer>.fromOpaque(context!)._withUnsafeGuaranteedRef {
+                $0.requestLineArrived(uri, connection!)
+            }
+        }
+        settings.connection_notice = { context, _, _, notice in
+            guard notice == .CONNECTION_NOTIFY_CLOSED else { return }
+            Unmanaged<HTTPServer>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.acceptor.connectionClosed() }
+        }
+    }
+
     /// The most query parameters a request may carry: overlayd reads a handful.
     static let maxQueryParameters = 32
 
@@ -107,5 +136,15 @@ extension HTTPServer {
         default:
             return .malformed("a header line holds a NUL")
         }
+    }
+}
+
+extension overlayd_mhd_options {
+    /// The server every callback is given.
+    mutating func setContext(_ server: UnsafeMutableRawPointer) {
+        handler_context = server
+        completed_context = server
+        request_line_context = server
+        connection_notice_context = server
     }
 }

@@ -37,7 +37,7 @@ public final class HTTPServer: Sendable {
     let streamSendBufferBytes: Int
     private let daemon = Mutex<Daemon?>(nil)
     /// The listening socket and the thread that hands its connections to the daemon.
-    private let acceptor: ConnectionAcceptor
+    let acceptor: ConnectionAcceptor
     /// Connections answered after a suspension, until their next request starts.
     let resumeWatch = ResumedConnectionWatch()
     /// Requests between their first byte and their completion (counted per thread: every
@@ -99,36 +99,9 @@ public final class HTTPServer: Sendable {
         settings.connection_timeout = UInt32(max(0, options.connectionTimeout))
         settings.per_ip_connection_limit = UInt32(max(0, options.connectionsPerClient))
         settings.connection_memory_limit = max(0, options.connectionMemoryLimit)
-        settings.handler = { context, connection, url, method, version, data, size, slot in
-            // `_withUnsafeGuaranteedRef`: no retain and release of the shared server per call, which
-            // two threads would otherwise fight over (the daemon never outlives the server).
-            // Every request has its context from its request line (`requestLineArrived`).
-            guard let request = slot?.pointee else { return .NO }
-            return Unmanaged<HTTPServer>.fromOpaque(context!)._withUnsafeGuaranteedRef {
-                $0.access(
-                    connection!, url: url, method: method, version: version, data: data, size: size!, context: request)
-            }
-        }
-        settings.completed = { context, connection, slot, _ in
-            Unmanaged<HTTPServer>.fromOpaque(context!)._withUnsafeGuaranteedRef {
-                $0.completed(connection, context: slot)
-            }
-        }
-        settings.request_line = { context, uri, connection in
-            Unmanaged<HTTPServer>.fromOpaque(context!)._withUnsafeGuaranteedRef {
-                $0.requestLineArrived(uri, connection!)
-            }
-        }
-        settings.connection_notice = { context, _, _, notice in
-            guard notice == .CONNECTION_NOTIFY_CLOSED else { return }
-            Unmanaged<HTTPServer>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.acceptor.connectionClosed() }
-        }
+        HTTPServer.installCallbacks(in: &settings)
         let started: OpaquePointer? = withExtendedLifetime(self) {
-            let me = Unmanaged.passUnretained(self).toOpaque()
-            settings.handler_context = me
-            settings.completed_context = me
-            settings.request_line_context = me
-            settings.connection_notice_context = me
+            settings.setContext(Unmanaged.passUnretained(self).toOpaque())
             return overlayd_mhd_start(&settings)
         }
         guard let started else {
