@@ -19,12 +19,11 @@ public enum Invocation: Hashable, Sendable {
 /// `OVERLAYD_CONFIG`), then `OVERLAYD_*` environment variables, then flags; later wins (MODEL §7).
 /// What each may set is the settings table, `ConfigurationSettings`.
 public enum ConfigurationLoader {
-    static var table: SettingTable<ServiceConfiguration> { ConfigurationSettings.table }
-
     public static func load(
         arguments: [String], environment: [String: String],
         readFile: (String) throws(ConfigurationError) -> [UInt8] = ConfigurationLoader.readFile
     ) throws(ConfigurationError) -> Invocation {
+        let table = ConfigurationSettings.table
         var flags: [(setting: Setting<ServiceConfiguration>, flag: String, value: FieldValue)] = []
         var configPath = environment["OVERLAYD_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
         var index = 0
