@@ -214,18 +214,18 @@ struct CrossOriginPolicy: Sendable {
 }
 
 extension CrossOriginPolicy {
-    /// Reads `cors.allowOrigins` and `allowedHosts` from a configuration object.
-    static func read(_ reader: ObjectReader, into configuration: inout ServiceConfiguration) throws(ConfigurationError)
-    {
-        try reader.object("cors") { cors throws(ConfigurationError) in
-            try cors.rejectUnknown(["allowOrigins"])
-            if let value = cors.members["allowOrigins"] {
-                configuration.corsAllowOrigins = try strings(value, key: cors.key("allowOrigins"), origin)
-            }
-        }
-        if let value = reader.members["allowedHosts"] {
-            configuration.allowedHosts = try strings(value, key: reader.key("allowedHosts"), allowedHost)
-        }
+    /// `cors.allowOrigins` of the configuration (a row of `ConfigurationSettings`).
+    static func readAllowedOrigins(
+        _ value: FieldValue, _ name: String, _ configuration: inout ServiceConfiguration
+    ) throws(ConfigurationError) {
+        configuration.corsAllowOrigins = try strings(value.json, key: name, origin)
+    }
+
+    /// `allowedHosts` of the configuration (a row of `ConfigurationSettings`).
+    static func readAllowedHosts(
+        _ value: FieldValue, _ name: String, _ configuration: inout ServiceConfiguration
+    ) throws(ConfigurationError) {
+        configuration.allowedHosts = try strings(value.json, key: name, allowedHost)
     }
 
     /// A JSON array of strings, each checked (and normalised) by `check`, which names what is

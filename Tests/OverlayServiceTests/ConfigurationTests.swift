@@ -57,7 +57,7 @@ struct ConfigurationTests {
             Issue.record("config/overlayd.json is not an object")
             return
         }
-        #expect(Set(members.keys) == Set(ConfigurationLoader.topLevelKeys))
+        #expect(Set(members.keys) == Set(ConfigurationSettings.table.keys(in: "")))
         // And the defaults are the model's (docs/MODEL.md).
         let defaults = ServiceConfiguration()
         #expect(defaults.host == "127.0.0.1")
@@ -308,7 +308,7 @@ struct ConfigurationTests {
     @Test(arguments: [
         ("OVERLAYD_PORT", "eighty"), ("OVERLAYD_PORT", "70000"), ("OVERLAYD_PORT", "1.5"), ("OVERLAYD_CLOCK", "slow"),
         ("OVERLAYD_EPHEMERAL", "maybe"), ("OVERLAYD_MAX_QUEUE", "-1"), ("OVERLAYD_THREADS", "0"),
-        ("OVERLAYD_ACCESS_LOG", "2"), ("OVERLAYD_DATA_DIR", ""),
+        ("OVERLAYD_ACCESS_LOG", "2"),
     ])
     func invalidEnvironmentValue(variable: String, value: String) {
         let error = Self.error(environment: [variable: value])
@@ -319,7 +319,7 @@ struct ConfigurationTests {
     @Test(arguments: [
         (["--port", "eighty"], "--port"), (["--port=99999"], "--port"), (["--clock", "slow"], "--clock"),
         (["--threads", "65"], "--threads"), (["--max-queue", "x"], "--max-queue"),
-        (["--ephemeral=perhaps"], "--ephemeral"),
+        (["--ephemeral=perhaps"], "--ephemeral"), (["--data-dir="], "--data-dir"),
         (["--verbose"], "--verbose"), (["-p", "80"], "-p"), (["port=80"], "port=80"), (["--bogus=1"], "--bogus=1"),
         (["--port"], "--port"), (["--config"], "--config"), (["--clock", "manual", "--device"], "--device"),
     ])
@@ -351,9 +351,9 @@ struct ConfigurationTests {
         #expect(try Self.load(["--version"]) == .version)
         #expect(try Self.load(["--version", "--port", "x"]) == .version)
         #expect(ConfigurationLoader.usage.contains("usage: overlayd"))
-        for setting in ConfigurationLoader.settings {
-            #expect(ConfigurationLoader.usage.contains(setting.flag), "\(setting.flag)")
-            #expect(ConfigurationLoader.usage.contains(setting.variable), "\(setting.variable)")
+        for setting in ConfigurationSettings.table.rows {
+            if let flag = setting.flag { #expect(ConfigurationLoader.usage.contains(flag.name), "\(flag.name)") }
+            if let variable = setting.variable { #expect(ConfigurationLoader.usage.contains(variable), "\(variable)") }
         }
     }
 }

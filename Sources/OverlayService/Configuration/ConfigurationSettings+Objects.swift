@@ -1,0 +1,62 @@
+import OverlayEngine
+
+// The configuration's objects of their own: those keyed by message kind, the colour pairs, and
+// `devices`, whose keys are names the file chooses.
+extension ConfigurationSettings {
+    /// `durations`: seconds for each kind, null for sticky.
+    static let durations = SettingTable<KindTable<Interval>>(
+        MessageKind.allCases.map { kind in
+            Setting(Field.seconds(kind.rawValue, in: 0.001...3600).nullable, \KindTable<Interval>[kind])
+        })
+
+    /// `styles`: each kind's colours, a pair given in part keeping the rest.
+    static let styles = SettingTable<[MessageKind: Style]>(
+        MessageKind.allCases.map { kind in
+            Setting(kind.rawValue) { (value, name, styles) throws(ConfigurationError) in
+                var style = styles[kind] ?? Style(background: "#000000", foreground: "#FFFFFF")
+                try colours.apply(value.json, at: name, to: &style)
+                styles[kind] = style
+            }
+        })
+
+    static let colours = SettingTable<Style>([
+        Setting(.colour("background"), \.background, "#RRGGBB"),
+        Setting(.colour("foreground"), \.foreground, "#RRGGBB"),
+    ])
+
+    /// A status-bar colour pair, given whole.
+    static func colourPair(_ value: FieldValue, _ name: String) throws(ConfigurationError) -> Style {
+        var style = Style(background: "", foreground: "")
+        try colours.apply(value.json, at: name, to: &style)
+        for (key, colour) in [("background", style.background), ("foreground", style.foreground)] where colour.isEmpty {
+            throw ConfigurationError(key: "\(name).\(key)", reason: "is required: a colour as #RRGGBB")
+        }
+        return style
+    }
+
+    static let deviceProfile = SettingTable<DeviceProfile>([
+        Setting(.number("width").within(1...100_000), \.width, "portrait width"),
+        Setting(.number("height").within(1...100_000), \.height, "portrait height"),
+        Setting(.number("statusBarHeight").within(1...10_000), \.statusBarHeight, "status bar height"),
+    ])
+
+    /// `devices`: profiles by name, each merged into the built-in one of its name, if any; a new
+    /// one needs every dimension.
+    static func readDevices(
+        _ value: FieldValue, _ name: String, _ configuration: inout ServiceConfiguration
+    ) throws(ConfigurationError) {
+        for (device, object) in try value.json.members(named: name).sorted(by: { $0.key < $1.key }) {
+            let path = "\(name).\(device)"
+            guard Name.isValid(device) else {
+                throw ConfigurationError(key: path, reason: "a device name is 1-64 of A-Z a-z 0-9 . _ -")
+            }
+            var profile =
+                configuration.devices[device] ?? DeviceProfile(name: device, width: 0, height: 0, statusBarHeight: 0)
+            try deviceProfile.apply(object, at: path, to: &profile)
+            guard profile.width > 0, profile.height > 0, profile.statusBarHeight > 0 else {
+                throw ConfigurationError(key: path, reason: "a new device needs width, height and statusBarHeight")
+            }
+            configuration.devices[device] = profile
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import OverlayEngine
+
+/// Every setting of the configuration, one row each, in the order of `config/overlayd.json`: its
+/// key in the file (dotted for a nested one), how it is read and where it is stored, and the
+/// flag and environment variable that also set it. Reading the file, the unknown-key check of
+/// each of its objects, the variables and flags `ConfigurationLoader` takes and `--help` all
+/// follow from these rows; docs/CONFIGURATION.md documents them (a test keeps the two agreeing).
+/// A new setting is one row here and its place in `ServiceConfiguration`.
+enum ConfigurationSettings {
+    typealias Row = Setting<ServiceConfiguration>
+
+    static let table = SettingTable<ServiceConfiguration>(listening + overlay + statusBar + limits)
+
+    private static let listening: [Row] = [
+        Row(
+            .string("host"), \.host, "listen address", default: "127.0.0.1", flag: .option("--host", "ADDRESS"),
+            variable: "OVERLAYD_HOST"),
+        Row(
+            .whole("port").within(0...65535), \.port, "listen port, 0 for any", default: "8080",
+            flag: .option("--port", "PORT"), variable: "OVERLAYD_PORT"),
+        Row(
+            .choice("clock"), \.clock, "real or manual", default: "real", flag: .option("--clock", "MODE"),
+            variable: "OVERLAYD_CLOCK"),
+        Row(
+            .string("device"), \.device, DeviceProfile.builtIn.map(\.name).joined(separator: ", "), default: "ipad",
+            flag: .option("--device", "NAME"), variable: "OVERLAYD_DEVICE"),
+        Row(.choice("orientation"), \.engine.orientation, "the orientation it starts in"),
+        Row(
+            .string("dataDir").checked { $0.isEmpty ? "must not be empty" : nil }, \.dataDirectory, "data directory",
+            default: "./data", flag: .option("--data-dir", "DIR"), variable: "OVERLAYD_DATA_DIR"),
+        Row(
+            .bool("ephemeral"), \.ephemeral, "keep everything in memory", flag: .switch("--ephemeral"),
+            variable: "OVERLAYD_EPHEMERAL"),
+        Row(
+            .whole("threads").within(1...64), \.threads, "HTTP worker threads", default: "2",
+            flag: .option("--threads", "N"), variable: "OVERLAYD_THREADS"),
+        Row(
+            .bool("accessLog"), \.accessLog, "one line per request on stderr",
+            flag: .switch("--access-log", value: "BOOL"),
+            variable: "OVERLAYD_ACCESS_LOG"),
+        Row(.number("heartbeatSeconds").within(0.01...3600), \.heartbeatSeconds, "seconds between keep-alive comments"),
+        // Tokens have no flag: it would show in `ps`.
+        Row(.token("token"), \.token, "token every write must carry", variable: "OVERLAYD_TOKEN", emptyIsOff: true),
+        Row(
+            .token("readToken"), \.readToken, "token every read must carry", variable: "OVERLAYD_READ_TOKEN",
+            emptyIsOff: true),
+        Row("cors.allowOrigins", "origins whose pages may read", read: CrossOriginPolicy.readAllowedOrigins),
+        Row("allowedHosts", "host names besides loopback ones", read: CrossOriginPolicy.readAllowedHosts),
+        Row(
+            .publishTemplate("publish"), \.publish, "POST each version to URL", default: "off",
+            flag: .option("--publish", "URL"), variable: "OVERLAYD_PUBLISH", emptyIsOff: true),
+        Row("devices", "device profiles by name, merged with the built-in ones", read: readDevices),
+    ]
+
+    private static let overlay: [Row] = [
+        Row(.choice("showStyle"), \.engine.showStyle, "how the overlay shows and hides"),
+        Row(.choice("curve"), \.engine.curve, "the timing curve of every animation"),
+        Row(.seconds("showDuration", in: 0...60), \.engine.showDuration, "seconds of the show animation"),
+        Row(.seconds("hideDuration", in: 0...60), \.engine.hideDuration, "seconds of the hide animation"),
+        Row(.seconds("rotationDuration", in: 0...60), \.engine.rotationDuration, "seconds of half a rotation"),
+        Row("durations", durations, \.engine.durations, "seconds each kind stays once shown"),
+        Row(.seconds("completeDuration", in: 0.001...3600), \.engine.completeDuration, "seconds once complete"),
+        Row(.seconds("maxStickySeconds", in: 0.001...86_400), \.engine.maxStickyDuration, "longest sticky message"),
+        Row(
+            .whole("maxQueue").within(0...1_000_000), \.engine.maxQueue, "waiting messages allowed", default: "1000",
+            flag: .option("--max-queue", "N"), variable: "OVERLAYD_MAX_QUEUE"),
+        Row(.whole("historySize").within(0...100_000), \.engine.historySize, "ended messages kept"),
+        Row(.number("inset").within(0...10_000), \.engine.inset, "the label's inset"),
+        Row(.number("progressBar.height").within(0.001...10_000), \.engine.progressBarHeight, "the bar's height"),
+        Row(.choice("progressBar.position"), \.engine.progressBarPosition, "where the bar sits"),
+        Row(.number("progressBar.capWidth").within(0...10_000), \.engine.progressBarCapWidth, "its caps' width"),
+        Row("styles", styles, \.engine.styles, "colours of each kind"),
+    ]
+
+    private static let statusBar: [Row] = [
+        Row(.choice("statusBar.appearance"), \.engine.statusBar.appearance, "who decides the status bar"),
+        Row(.choice("statusBar.style"), \.engine.statusBar.style, "the status bar's style at launch"),
+        Row(.bool("statusBar.hiddenAtLaunch"), \.engine.statusBar.hiddenAtLaunch, "hidden at launch"),
+        Row(
+            .seconds("statusBar.animationDuration", in: 0...60), \.engine.statusBar.animationDuration,
+            "seconds of its hide or show"),
+        Row("statusBar.colours.lightContent", "colours under a light bar, or null") {
+            (value, name, configuration) throws(ConfigurationError) in
+            configuration.engine.statusBar.lightContentColours =
+                value.isNull ? nil : try colourPair(value, name)
+        },
+        Row("statusBar.colours.darkContent", "colours under a dark bar") {
+            (value, name, configuration) throws(ConfigurationError) in
+            configuration.engine.statusBar.darkContentColours = try colourPair(value, name)
+        },
+    ]
+
+    private static let limits: [Row] = [
+        Row(.whole("limits.maxBodyBytes").within(1...(16 << 20)), \.maxBodyBytes, "largest request body"),
+        Row(.whole("limits.connectionLimit").within(1...1_000_000), \.connectionLimit, "connections open at once"),
+        Row(.whole("limits.connectionTimeout").within(0...86_400), \.connectionTimeout, "idle seconds allowed"),
+        Row(.whole("limits.maxChannels").within(1...1_000_000), \.maxChannels, "channels that may exist"),
+        Row(.whole("limits.eventBufferBytes").within(1024...(64 << 20)), \.eventBufferBytes, "a slow reader's buffer"),
+        Row(
+            .whole("limits.connectionsPerClient").within(0...1_000_000), \.connectionsPerClient,
+            "connections from one address"),
+        Row(
+            .whole("limits.connectionMemoryBytes").within(4096...(16 << 20)), \.connectionMemoryBytes,
+            "memory per connection"),
+        Row(.number("limits.writesPerSecond").within(0...1_000_000), \.writesPerSecond, "writes per second per client"),
+        Row(.whole("limits.writeBurst").within(1...10_000_000), \.writeBurst, "writes at once per client"),
+        Row(.whole("limits.publishQueue").within(1...10_000), \.publishQueue, "versions waiting to be published"),
+        Row(
+            .whole("limits.streamSendBufferBytes").within(0...(64 << 20)), \.streamSendBufferBytes,
+            "an event stream's send queue"),
+    ]
+}
