@@ -62,11 +62,12 @@ package struct FieldRule<Input>: Sendable {
     package let name: String
     package let apply: @Sendable (FieldValue, inout Input) throws(FieldProblem) -> Void
 
-    /// A field stored at `path` of the input when it is given.
-    package init<Value>(_ field: Field<Value>, _ path: WritableKeyPath<Input, Value?> & Sendable) {
+    /// A field that `set` stores in the input when it is given (`{ $0.text = $1 }`: a closure
+    /// rather than a key path, whose every write goes through the runtime).
+    package init<Value>(_ field: Field<Value>, _ set: @escaping @Sendable (inout Input, Value) -> Void) {
         name = field.name
         let read = field.read
-        apply = { (value, input) throws(FieldProblem) in input[keyPath: path] = try read(value) }
+        apply = { (value, input) throws(FieldProblem) in set(&input, try read(value)) }
     }
 
     /// A field that cannot be given here: `reason` says why.
@@ -86,10 +87,12 @@ package struct FieldSet<Input>: Sendable {
     /// The field a plain-text body (or a form body that is not the endpoint's fields) stands for.
     package let textField: String?
 
+    /// The rules' names, made once: every request's reading looks at them.
+    package let names: [String]
+
     package init(text textField: String? = nil, _ rules: [FieldRule<Input>]) {
         self.rules = rules
         self.textField = textField
+        names = rules.map(\.name)
     }
-
-    package var names: [String] { rules.map(\.name) }
 }

@@ -9,9 +9,13 @@ import MicroHTTP
 ///
 /// `package`, not internal, so that the fuzz target (Fuzz/RequestDecoderFuzz) can call it directly.
 package struct FieldReader {
+    private struct Entry {
+        var name: String
+        var value: FieldValue
+    }
+
     /// The fields in the order read, each name once.
-    private var names: [String] = []
-    private var values: [FieldValue] = []
+    private var entries: [Entry] = []
     private var index = NameIndex()
 
     /// The query of a read: its parameters, each name once.
@@ -32,7 +36,7 @@ package struct FieldReader {
         case .none:
             break
         case .object(let members):
-            names.reserveCapacity(names.count + members.count)
+            entries.reserveCapacity(entries.count + members.count)
             for member in members {
                 guard add(member.key, .json(member.value)) else {
                     throw .badRequest("\(member.key) is given both in the query and in the body", field: member.key)
@@ -63,22 +67,25 @@ package struct FieldReader {
 
     /// Adds a field; `false` if one of that name is already there.
     private mutating func add(_ name: String, _ value: FieldValue) -> Bool {
-        guard index.position(of: name, in: names) == nil else { return false }
-        names.append(name)
-        values.append(value)
-        index.appended(names)
+        guard position(of: name) == nil else { return false }
+        entries.append(Entry(name: name, value: value))
+        index.appended(entries.lazy.map { $0.name })
         return true
+    }
+
+    private func position(of name: String) -> Int? {
+        index.position(of: name, in: entries.lazy.map { $0.name })
     }
 
     // MARK: - Reading
 
-    var isEmpty: Bool { names.isEmpty }
+    var isEmpty: Bool { entries.isEmpty }
 
-    package func contains(_ name: String) -> Bool { index.position(of: name, in: names) != nil }
+    package func contains(_ name: String) -> Bool { position(of: name) != nil }
 
     /// The value given for `name`, if any.
     package func value(_ name: String) -> FieldValue? {
-        index.position(of: name, in: names).map { values[$0] }
+        position(of: name).map { entries[$0].value }
     }
 
     /// `field`'s value, read as its type; nil when it is not given.
@@ -91,15 +98,24 @@ package struct FieldReader {
         }
     }
 
-    /// Sets `input` from the fields of `fields` that are given, refusing every other name.
+    /// Sets `input` from the fields of `fields` that are given, in the order `fields` declares
+    /// them, refusing every other name. One pass over what was given finds each field's rule.
     package func read<Input>(_ fields: FieldSet<Input>, into input: inout Input) throws(APIError) {
-        try rejectUnknown(allowing: fields.names)
-        for rule in fields.rules {
-            guard let value = value(rule.name) else { continue }
+        var given: [(rule: Int, entry: Int)] = []
+        given.reserveCapacity(entries.count)
+        for (place, entry) in entries.enumerated() {
+            guard let rule = fields.names.firstIndex(of: entry.name) else {
+                try rejectUnknown(allowing: fields.names)
+                continue
+            }
+            given.append((rule, place))
+        }
+        given.sort { $0.rule < $1.rule }
+        for (rule, place) in given {
             do throws(FieldProblem) {
-                try rule.apply(value, &input)
+                try fields.rules[rule].apply(entries[place].value, &input)
             } catch {
-                throw error.apiError(field: rule.name)
+                throw error.apiError(field: fields.rules[rule].name)
             }
         }
     }
@@ -108,7 +124,7 @@ package struct FieldReader {
     /// several, the first in alphabetical order is named.
     /// (A handful of names: compared in a line, which hashes nothing.)
     package func rejectUnknown(allowing allowed: [String]) throws(APIError) {
-        if let unknown = names.lazy.filter({ !allowed.contains($0) }).min() {
+        if let unknown = entries.lazy.map(\.name).filter({ !allowed.contains($0) }).min() {
             throw .badRequest(
                 "unknown field \(unknown); expected one of \(allowed.sorted().joined(separator: ", "))", field: unknown)
         }

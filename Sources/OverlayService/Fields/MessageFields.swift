@@ -23,15 +23,16 @@ package enum MessageFields {
     package static let post = FieldSet<MessageInput>(
         text: "text",
         [
-            FieldRule(kind, \.kind), FieldRule(text, \.text), FieldRule(progress, \.progress),
-            FieldRule(duration, \.duration), FieldRule(immediate, \.immediate), FieldRule(key, \.key),
+            FieldRule(kind) { $0.kind = $1 }, FieldRule(text) { $0.text = $1 },
+            FieldRule(progress) { $0.progress = $1 }, FieldRule(duration) { $0.duration = $1 },
+            FieldRule(immediate) { $0.immediate = $1 }, FieldRule(key) { $0.key = $1 },
         ])
 
     package static let patch = FieldSet<MessageInput>(
         text: "text",
         [
-            FieldRule(kind, \.kind), FieldRule(text, \.text), FieldRule(progress, \.progress),
-            FieldRule(duration, \.duration),
+            FieldRule(kind) { $0.kind = $1 }, FieldRule(text) { $0.text = $1 },
+            FieldRule(progress) { $0.progress = $1 }, FieldRule(duration) { $0.duration = $1 },
             .refused("immediate", "cannot be changed after posting"),
             .refused("key", "cannot be changed after posting"),
         ])

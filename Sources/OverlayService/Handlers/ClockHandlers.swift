@@ -57,5 +57,8 @@ struct ClockMove {
     var to: Double?
 
     static let fields = FieldSet<ClockMove>(
-        text: "advance", [FieldRule(Field.number("advance"), \.advance), FieldRule(Field.number("to"), \.to)])
+        text: "advance",
+        [
+            FieldRule(Field.number("advance")) { $0.advance = $1 }, FieldRule(Field.number("to")) { $0.to = $1 },
+        ])
 }

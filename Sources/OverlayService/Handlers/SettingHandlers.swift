@@ -41,7 +41,7 @@ struct SettingHandlers: Sendable {
         _ setting: Setting, _ request: HTTPRequest, _ parameters: RouteParameters
     ) throws(APIError) -> Routed {
         let field = setting.rawValue
-        let fields = FieldSet<String?>(text: field, [FieldRule(Field.string(field), \.self)])
+        let fields = FieldSet<String?>(text: field, [FieldRule(Field.string(field)) { $0 = $1 }])
         var given: String? = nil
         try FieldReader(request, fields).read(fields, into: &given)
         guard let text = given else { throw .invalidField(field, "is required") }

@@ -29,8 +29,9 @@ package enum StatusBarDecoder {
     }
 
     static let settings = FieldSet<StatusBarInput>([
-        FieldRule(Field<StatusBarStyle>.choice("style"), \.style), FieldRule(Field.bool("hidden"), \.hidden),
-        FieldRule(Field<StatusBarAnimation>.choice("animation"), \.animation),
+        FieldRule(Field<StatusBarStyle>.choice("style")) { $0.style = $1 },
+        FieldRule(Field.bool("hidden")) { $0.hidden = $1 },
+        FieldRule(Field<StatusBarAnimation>.choice("animation")) { $0.animation = $1 },
     ])
 
     /// The hierarchy from a JSON body `{"root": …, "controllers": [ … ]}`. A value of the wrong type
