@@ -39,9 +39,11 @@ public final class HTTPStream: @unchecked Sendable {
         }
     }
 
-    /// Ends the response after what is buffered has gone out.
+    /// Ends the response after what is buffered has gone out. A detached stream, which nothing
+    /// sends, is over at once: its close handlers run, as libmicrohttpd's release would run them.
     public func end() {
         if state.withLock({ $0.end() }) == .resume { resume() }
+        if connection == nil { released() }
     }
 
     /// Calls `handler` once when the stream is over (ended, or its client gone); at once if it is.

@@ -3,6 +3,15 @@ import MicroHTTP
 /// A long-poll parked on a channel: libmicrohttpd's responder of the request.
 extension HTTPResponder: ParkedReader {}
 
+extension ChannelStateMachine.Waiter where Reader == HTTPResponder {
+    /// Answers the waiter. The responder is borrowed from the waiter, which holds it for the
+    /// call, not retained again: a fan-out answers thousands of them while the pool threads
+    /// answer them too.
+    func answer(_ response: HTTPResponse) {
+        Unmanaged.passUnretained(reader)._withUnsafeGuaranteedRef { $0.respond(response) }
+    }
+}
+
 extension Array where Element == Channel.Machine.Waiter {
     /// How many answers ahead a fan-out fetches a waiter's responder: far enough for the fetch to
     /// arrive before its answer, near enough for it to still be in the cache.
@@ -26,9 +35,7 @@ extension Array where Element == Channel.Machine.Waiter {
                             as: UnsafeRawPointer.self))
                 }
             }
-            // Borrowed for the call, not retained: a fan-out answers thousands of them while the
-            // pool threads answer them too.
-            Unmanaged.passUnretained(removeLast().reader)._withUnsafeGuaranteedRef { $0.respond(response) }
+            removeLast().answer(response)
         }
     }
 }
