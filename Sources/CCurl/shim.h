@@ -11,9 +11,8 @@
 
 /* libcurl is loaded with dlopen the first time publishing starts (or `overlayd post` or `watch`
    runs), not linked: linked, its library and the thirty it needs (TLS, HTTP/2, LDAP, SSH...)
-   would be loaded and relocated at every start of every overlayd, publishing or not (2 MB of RSS
-   and a few milliseconds; measured in docs/SCALING.md). Only its header is used at build time,
-   for the types and constants. */
+   would be loaded and relocated at every start of every overlayd, publishing or not. Only its
+   header is used at build time, for the types and constants. */
 
 /* The libcurl functions the publisher and the client commands call. */
 typedef struct overlayd_curl_api {

@@ -35,9 +35,9 @@ typedef struct overlayd_mhd_options {
     void *connection_notice_context;
 } overlayd_mhd_options;
 
-/* libmicrohttpd decodes %XX in place and hands over C strings, so a decoded %00 would silently cut
-   a path or a query value short ("/messages/1%00x" would name message 1, "text=a%00b" would post "a").
-   This is MHD's own decoding except that %00 stays as written; '+' in arguments is MHD's, before this. */
+/* MHD 0.9.75: it decodes %XX in the path in place and hands over a C string, so a decoded %00 would
+   cut the path short ("/messages/1%00x" would name message 1). This is its decoding but for %00,
+   which stays as written. (The query is cut off before it, DaemonCallbacks.swift.) */
 static inline int overlayd_hex_digit(char c) {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -133,8 +133,10 @@ static inline int overlayd_mhd_connection_fd(struct MHD_Connection *connection) 
     return info ? info->connect_fd : -1;
 }
 
-/* The head of a request, judged once on the first call of the access handler (RFC 9112). Done in
-   C because it runs on every request and needs no strings of its own. */
+/* The head of a request, judged once on the first call of the access handler (RFC 9112), in C:
+   it runs on every request and needs no strings of its own.
+   MHD 0.9.75: it lets each problem through (STRICT_FOR_CLIENT only adds a required Host and
+   refusing spaces in the URL), and with a coding other than chunked alone waits for a close. */
 enum overlayd_head_problem {
     OVERLAYD_HEAD_OK = 0,
     OVERLAYD_HEAD_CONFLICTING_LENGTHS,  /* Content-Length headers that disagree: 400 */
@@ -181,9 +183,8 @@ typedef struct overlayd_head {
     overlayd_known_headers known;
 } overlayd_head;
 
-/* libmicrohttpd 0.9.75 accepts bare LF line ends and drops what follows a NUL in a header value
-   without a word, and its MHD_OPTION_STRICT_FOR_CLIENT only adds a required Host and refusing
-   spaces in the URL. It parses the head in place in its read buffer: the raw head is the
+/* MHD 0.9.75: it accepts bare LF line ends and drops what follows a NUL in a header value without
+   a word. It parses the head in place in its read buffer: the raw head is the
    MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE bytes from the method, with each CR LF, colon and
    request-line space turned into NUL and everything else left as it came. So each line's end is
    still there to see: two NULs for CR LF, one for a bare LF, and text after a NUL that cut a
@@ -304,8 +305,8 @@ static inline enum MHD_Result overlayd_head_visit(
         if (s->lengths == 0) { s->length = v; s->length_size = n; }
         s->lengths++;
     } else if (key_size == 17 && strncasecmp(key, "Transfer-Encoding", 17) == 0) {
-        /* Not trimmed: libmicrohttpd compares the value as it came, reads "chunked " as another
-           coding, and would then wait for the connection to close to end the body. */
+        /* MHD 0.9.75: not trimmed; libmicrohttpd compares the value as it came, reads "chunked "
+           as another coding, and would then wait for the connection to close to end the body. */
         if (s->codings == 0) { s->coding = value_size ? value : ""; s->coding_size = value_size; }
         s->codings++;
     }
@@ -360,11 +361,10 @@ static inline overlayd_head overlayd_mhd_check_head(
     return head;
 }
 
-/* The size the chunk line just before `data` announces, or -1 when it cannot be seen. With
-   libmicrohttpd parsing in place, a piece of a chunked body that came in the same read as its
-   chunk line follows that line in the read buffer, which starts at the body (`body_start`); a
-   piece whose line came in an earlier read is moved to the buffer's start, where nothing
-   precedes it. Saturates at LLONG_MAX. */
+/* The size the chunk line just before `data` announces (saturating), or -1 when it is not seen.
+   MHD 0.9.75: it cannot answer mid-body (RequestBody.swift); parsing in place, it leaves a piece of
+   a chunked body read with its chunk line right after that line in the buffer, which starts at the
+   body (`body_start`); a piece whose line came in an earlier read is moved to the start. */
 static inline long long overlayd_chunk_size_before(const char *body_start, const char *data) {
     if (body_start == NULL || data == NULL || data <= body_start) return -1;
     const char *line_end = data;

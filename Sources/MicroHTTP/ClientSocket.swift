@@ -23,10 +23,10 @@ enum ClientSocket {
     }
 
     /// The positions of the sockets whose client has closed its side, as `hasClosed` judges each.
-    /// One `poll` looks at them all and `hasClosed` only at those it flags: 10,000 parked readers
-    /// cost one system call, not 10,000 (a peek each took a sixth of the server's time while
-    /// 10,000 long-polls waited). Data waiting alone is not a close; a hang-up with data still
-    /// waiting is none either (`hasClosed` reads the data first), which the peek settles.
+    /// One `poll` looks at them all and `hasClosed` only at those it flags: every parked reader
+    /// together costs one system call, not one each. Data waiting alone is not a close; a hang-up
+    /// with data still waiting is none either (`hasClosed` reads the data first), which the peek
+    /// settles.
     static func closed(_ sockets: [Int32]) -> [Int] {
         guard !sockets.isEmpty else { return [] }
         let watched = Int16(OVERLAYD_POLLRDHUP) | Int16(POLLHUP) | Int16(POLLERR) | Int16(POLLNVAL)

@@ -7,8 +7,8 @@ internal import CMicroHTTPD
 extension HTTPServer {
     /// Points libmicrohttpd's callbacks at the server's methods below. Each is a closure that
     /// captures nothing (C takes it as a function pointer) and reaches the server through its
-    /// context, borrowed: no retain and release of the shared server per call, which the pool
-    /// threads would otherwise fight over (the daemon never outlives the server).
+    /// context, borrowed, not retained (docs/ARCHITECTURE.md, hot-path rules): the daemon never
+    /// outlives the server.
     static func installCallbacks(in settings: inout overlayd_mhd_options) {
         settings.handler = { context, connection, url, method, version, data, size, slot in
             // Every request has its context from its request line (`requestLineArrived`).
@@ -39,7 +39,10 @@ extension HTTPServer {
 
     /// The request line has arrived, `uri` as sent (NUL-terminated, in the connection's read
     /// buffer). The query is kept as it is, to be decoded as form bodies are (`URLEncoded`), and
-    /// cut from the buffer so that libmicrohttpd parses none of it into the connection's memory.
+    /// cut from the buffer so that libmicrohttpd parses none of it.
+    ///
+    /// MHD 0.9.75: it parses every query parameter into the connection's small memory pool
+    /// before any callback, and when the pool runs out it logs a 431 that it never sends.
     func requestLineArrived(_ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer) -> UnsafeMutableRawPointer {
         let responder = HTTPResponder(server: self, connection: connection)
         inFlight.add(1, shard: responder.shard)
@@ -54,8 +57,10 @@ extension HTTPServer {
     }
 
     /// Called by libmicrohttpd once when the request head has arrived, once per piece of body, and
-    /// once at the end (size 0). The answer is given on that last call: MHD 0.9.75 closes the
-    /// connection after an answer given on the first.
+    /// once at the end (size 0). The answer is given on that last call.
+    ///
+    /// MHD 0.9.75: an answer given on the first call closes the connection after it, so only a
+    /// refusal is answered there.
     func access(
         _ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
         version: UnsafePointer<CChar>?, data: UnsafePointer<CChar>?, size: UnsafeMutablePointer<Int>,
@@ -79,7 +84,7 @@ extension HTTPServer {
         responder.method = method.map { String(cString: $0) } ?? ""
         responder.path = url.map { String(cString: $0) } ?? "/"
         if isDraining {
-            // Answered on the first call: libmicrohttpd then closes the connection after it.
+            // MHD 0.9.75: answered on the first call, so the connection is closed after it.
             return responder.refuse(connection, .stopping) ? .YES : .NO
         }
         if responder.tooManyParameters {
@@ -114,7 +119,10 @@ extension HTTPServer {
     /// What is wrong with a request's head, if anything (RFC 9112), as the refusal to answer it
     /// with. Two lengths for one body (Content-Length headers that disagree, or one beside
     /// Transfer-Encoding) would let a proxy in front that read the other length see another
-    /// request start in the body (request smuggling); libmicrohttpd picks one and reads on.
+    /// request start in the body (request smuggling).
+    ///
+    /// MHD 0.9.75: it lets every one of these through (`overlayd_mhd_check_head` in shim.h); of
+    /// two lengths it picks one and reads on.
     private static func refusal(_ head: overlayd_head) -> HTTPRefusal? {
         switch head.problem {
         case 0: return nil

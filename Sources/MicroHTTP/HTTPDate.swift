@@ -7,12 +7,11 @@ internal import CMicroHTTPD
 /// The `Date` header (RFC 9110 §6.6.1, IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`) that the
 /// server puts in a response prepared for a fan-out, formatted when that response is built.
 ///
-/// libmicrohttpd adds a Date to every response that has none, calling `gmtime_r` for each one,
-/// and glibc's `gmtime_r` takes its global time-zone lock: in a fan-out to 10,000 readers the pool
-/// threads fought over that lock for every answer (about 200 ns each, 2 ms of the round). A
-/// response that carries its own Date is left alone by libmicrohttpd, and a prepared response is
-/// built once for all its sends, so its one `gmtime_r` costs nothing. (Responses built for one
-/// request keep libmicrohttpd's Date: adding a header to each costs it more than the lock does.)
+/// MHD 0.9.75: it adds a Date to every response that has none, calling glibc's `gmtime_r`, which
+/// takes a process-wide time-zone lock, once per send: a fan-out's thousands of sends would all
+/// queue on that lock. A response that carries its own Date is left alone, and a prepared
+/// response is built once for all its sends, so it pays for one `gmtime_r`. (Responses built for
+/// one request keep libmicrohttpd's Date: adding a header to each costs more than the lock does.)
 enum HTTPDate {
     /// The length of an IMF-fixdate.
     static let length = 29

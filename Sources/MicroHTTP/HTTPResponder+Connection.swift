@@ -29,8 +29,8 @@ extension HTTPResponder {
         return perform(machine.withLock { $0.handlerReturned() }, connection)
     }
 
-    /// Answers at once, before the handler; whatever body still comes is dropped. Answered on
-    /// the first call, libmicrohttpd closes the connection after it.
+    /// Answers at once, before the handler; whatever body still comes is dropped.
+    /// MHD 0.9.75: answered on the first call, the connection is closed after the answer.
     func refuse(_ connection: OpaquePointer, _ refusal: HTTPRefusal) -> Bool {
         body.refuse()
         return perform(machine.withLock { $0.refused(.full(withServer { $0.refusals(refusal) })) }, connection)
@@ -80,7 +80,7 @@ extension HTTPResponder {
             _ = headers.address(of: connection)
         }
         guard let streamed else {
-            // Its next request may be one libmicrohttpd's epoll loop leaves unread.
+            // MHD 0.9.75: its next request may be one the epoll loop leaves unread.
             if wasSuspended { withServer { $0.resumeWatch.watch(suspendedSocket, shard: shard) } }
             return (sentStatus, sentBytes)
         }
@@ -95,9 +95,8 @@ extension HTTPResponder {
         self.listing = nil
     }
 
-    /// The server, borrowed, so that what is reached through it is not retained either: its
-    /// shared objects' reference counts would be lines every answer writes. Only for a responder
-    /// with a connection.
+    /// The server, borrowed, so that what is reached through it is not retained either
+    /// (docs/ARCHITECTURE.md, hot-path rules). Only for a responder with a connection.
     @inline(__always)
     func withServer<Result>(_ body: (HTTPServer) -> Result) -> Result {
         Unmanaged.passUnretained(server.unsafelyUnwrapped)._withUnsafeGuaranteedRef(body)

@@ -35,7 +35,7 @@ extension HTTPResponder {
             (status, headers, created) = (response.status, response.headers, Self.bufferResponse(response.body))
         case .stream(let streamStatus, let streamHeaders, let stream):
             sentStatus = streamStatus
-            // MHD 0.9.75 sends a chunked body's last chunk ("0\r\n\r\n") even to HEAD, which a
+            // MHD 0.9.75: it sends a chunked body's last chunk ("0\r\n\r\n") even to HEAD, which a
             // keep-alive client reads as the start of the next response: HEAD gets the head alone,
             // and the stream is over before it began.
             if method == "HEAD" {

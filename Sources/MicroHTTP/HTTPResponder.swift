@@ -80,10 +80,10 @@ public final class HTTPResponder: @unchecked Sendable {
 
     /// Answers the request. Only the first answer counts.
     public func respond(_ response: HTTPResponse) {
-        // A fan-out hands one prepared answer to thousands of responders from one thread while
-        // the pool threads queue and drop it: every reference taken or dropped is a write to a
-        // line they all share, so it travels as one reference rather than three.
-        // (Not `if let`: its binding is a second reference, taken and dropped.)
+        // One reference to the prepared answer, not three: a fan-out hands it to thousands of
+        // responders while the pool threads queue and drop it, and each retain is a write to a
+        // line they all share (docs/ARCHITECTURE.md, hot-path rules). Not `if let`: its binding
+        // is a second reference, taken and dropped.
         if response.prepared != nil {
             answer(.prepared(status: response.status, response.prepared.unsafelyUnwrapped))
         } else {
@@ -129,8 +129,11 @@ public final class HTTPResponder: @unchecked Sendable {
     ///
     /// Other requests are never given up that way. A write waiting for its commit is answered when
     /// the commit is done, even to a client that has only half-closed (`shutdown(SHUT_WR)` looks
-    /// like a close to the sweep's peek) and still reads its answer. (The sweep never ends it;
-    /// libmicrohttpd itself may, when the answer comes right after the suspend: BEHAVIOUR.md.)
+    /// like a close to the sweep's peek) and still reads its answer.
+    ///
+    /// MHD 0.9.75: when that answer comes within a millisecond or so of the suspend, libmicrohttpd
+    /// may read the half-closed client's end of stream on resuming and close the connection
+    /// unanswered. Nothing here prevents it (docs/BEHAVIOUR.md, "Readers").
     public func endIfClientLeaves() {
         machine.withLock { $0.endIfClientLeaves() }
     }

@@ -46,7 +46,8 @@ public final class HTTPServer: Sendable {
     /// Set by `beginDraining`: requests that start from then on are refused.
     private let draining = Atomic(false)
     var isDraining: Bool { draining.load(ordering: .acquiring) }
-    /// Whether libmicrohttpd keeps the raw request head where the head checks can see it.
+    /// MHD 0.9.75: whether libmicrohttpd keeps the raw request head where the head checks can see
+    /// it (`overlayd_mhd_parses_in_place` in shim.h).
     let parsesInPlace = overlayd_mhd_parses_in_place() != 0
     /// Whether the access log wants each peer's address (looked up as the request completes).
     let recordsAddresses: Bool
@@ -81,15 +82,16 @@ public final class HTTPServer: Sendable {
             throw HTTPServerError.invalidHost(options.host)
         }
 
-        // The limit is the acceptor's to keep (see ConnectionAcceptor); libmicrohttpd's is set
-        // where no pool thread can reach it.
+        // MHD 0.9.75: the limit is the acceptor's to keep (see ConnectionAcceptor); libmicrohttpd's
+        // is set where no pool thread can reach it.
         let connectionLimit = options.connectionLimit > 0 ? options.connectionLimit : Self.defaultConnectionLimit
         let threads = max(1, options.threads)
         guard let acceptor = ConnectionAcceptor(address: address, connectionLimit: connectionLimit) else {
             throw HTTPServerError.cannotStart(host: options.host, port: options.port)
         }
         self.acceptor = acceptor
-        // The daemon is handed its connections by the acceptor (see there for why).
+        // MHD 0.9.75: the daemon listens on nothing; the acceptor hands it its connections (see
+        // ConnectionAcceptor for why).
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
         flags |= MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue | MHD_USE_NO_LISTEN_SOCKET.rawValue
         var settings = overlayd_mhd_options()
@@ -168,7 +170,7 @@ public final class HTTPServer: Sendable {
     /// has closed its connection, and returns how many. libmicrohttpd does not watch suspended
     /// connections, so without a sweep a reader that went away would hold its connection (against
     /// `connectionLimit` and the per-client limit) until its wait ended or its stream's next write
-    /// failed. Cheap: one non-blocking peek per parked connection.
+    /// failed. Cheap: one `poll` over the parked sockets, and a peek at those it flags.
     @discardableResult
     public func reapDisconnected() -> Int {
         enum Parked {

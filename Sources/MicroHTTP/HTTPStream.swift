@@ -82,9 +82,8 @@ public final class HTTPStream: @unchecked Sendable {
                 _ = state.withLock { $0.suspendCompleted(socket: -1) }
                 return 0
             }
-            // No peek at the socket for a client that has gone: a system call per event per
-            // stream (10,000 in a fan-out to 10,000 streams), for what the once-a-second sweep
-            // and the next write both find.
+            // No peek at the socket for a client that has gone: it would be a system call per
+            // event per stream, for what the once-a-second sweep and the next write both find.
             let socket = ClientSocket.descriptor(of: connection)
             MHD_suspend_connection(connection)
             if state.withLock({ $0.suspendCompleted(socket: socket) }) == .resume {
@@ -94,9 +93,8 @@ public final class HTTPStream: @unchecked Sendable {
         }
     }
 
-    /// For the server's sweep (`HTTPServer.reapDisconnected`): a parked stream whose client has
-    /// gone is woken to end at once. Returns whether it was.
-    /// The socket to look at, for a parked stream (nil: nothing to look at).
+    /// For the server's sweep (`HTTPServer.reapDisconnected`): the socket to look at, for a
+    /// parked stream (nil: nothing to look at).
     func sweepProbe() -> Int32? {
         guard case .probe(let socket) = state.withLock({ $0.sweep() }) else { return nil }
         return socket

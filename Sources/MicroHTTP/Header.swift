@@ -9,9 +9,9 @@ public struct Header: Hashable, Sendable {
     /// a per-version cache pays that once.
     private let storage: CStrings
     /// Into `storage`, which lives as long as any copy of this header. Plain pointers, so that
-    /// reading them from a header in place (`add`) retains nothing: the C strings of a shared
-    /// header (the server's, `Content-Type: application/json`) have one reference count, which
-    /// every thread would otherwise write for every response.
+    /// reading them from a header in place (`add`) retains nothing: a shared header's C strings
+    /// (`Content-Type: application/json`) are used by every response (docs/ARCHITECTURE.md,
+    /// hot-path rules).
     // Unsafe: they point into `storage`, which is immutable and shared as any class reference is.
     nonisolated(unsafe) private let cName: UnsafePointer<CChar>
     nonisolated(unsafe) private let cValue: UnsafePointer<CChar>

@@ -19,9 +19,9 @@ struct RequestBody {
     /// A piece of the body; false when the connection is to be cut off instead.
     mutating func take(_ data: UnsafePointer<CChar>?, count: Int, limit: Int) -> Bool {
         if let chunkedStart {
-            // A chunk announcing more than would ever be read (the limit, then the drain below) is
-            // cut off at once rather than after the limit's worth arrives. MHD 0.9.75 cannot queue
-            // an answer in the middle of a body, so it is a close, not a 413.
+            // MHD 0.9.75: no answer can be queued in the middle of a body, so a chunk announcing
+            // more than would ever be read (the limit, then the drain below) is cut off at once,
+            // a close rather than a 413, instead of after the limit's worth arrives.
             let announced = overlayd_chunk_size_before(chunkedStart, data)
             if announced > limit + HTTPServer.discardLimit { return false }
         }
@@ -32,9 +32,9 @@ struct RequestBody {
             return discarded <= HTTPServer.discardLimit
         }
         if bytes.count + count > limit {
-            // MHD 0.9.75 refuses to queue a response mid-body (a chunked upload), so a 413 queued
-            // here would be lost and the client see the connection close without an answer: the
-            // rest is dropped and 413 answered when it ends.
+            // MHD 0.9.75: a response queued mid-body (a chunked upload) is refused, and the client
+            // would see the connection close without an answer: the rest is dropped and 413
+            // answered when it ends.
             refuse()
             return true
         }

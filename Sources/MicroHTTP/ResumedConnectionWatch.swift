@@ -9,14 +9,15 @@ import Synchronization
 /// Watches the connections whose last request was answered after a suspension, and makes the
 /// kernel signal libmicrohttpd again for any whose next request sits unread.
 ///
-/// libmicrohttpd 0.9.75's epoll loop is edge-triggered, and after a mass resume (a long-poll
-/// fan-out) it sometimes takes the readiness of the waiters' next requests without serving them:
-/// one pool thread's share of the connections then holds a request nobody reads until the idle
-/// timeout, although they are in that thread's epoll set and the thread keeps running. A fresh
-/// readiness event gets each one served at once, and setting `SO_RCVLOWAT` (to its default, 1)
-/// makes the kernel raise one for a socket with data waiting. So, until its next request starts,
-/// such a connection's receive queue is looked at every 20 ms, and a non-empty one is woken that
-/// way (harmless when the loop was about to read it anyway).
+/// MHD 0.9.75: its epoll loop is edge-triggered, and after a mass resume (a long-poll fan-out) it
+/// sometimes takes the readiness of the waiters' next requests without serving them, or waits
+/// again after a full batch of 128 ready events: one pool thread's share of the connections then
+/// holds a request nobody reads until the idle timeout, although they are in that thread's epoll
+/// set and the thread keeps running. (Its poll loop has no stall, but takes a client's half-close
+/// for a disconnect.) A fresh readiness event gets each one served at once, and setting
+/// `SO_RCVLOWAT` (to its default, 1) makes the kernel raise one for a socket with data waiting.
+/// So, until its next request starts, such a connection's receive queue is looked at every
+/// 20 ms, and a non-empty one is woken that way (harmless when the loop was about to read it).
 ///
 /// A connection is only looked at once it has been watched for `graceNanoseconds` (see
 /// `WatchedSockets`): almost every next request starts well before and unwatches it, so a
@@ -31,8 +32,8 @@ final class ResumedConnectionWatch: Sendable {
 
     /// The watches, one set per thread (`ThreadShard`). A connection's answers and its next
     /// requests all reach the server on the one pool thread that owns it, so watch and unwatch
-    /// take that thread's own lock: a fan-out's answers, thousands a second from every pool thread,
-    /// do not fight over one lock and one count.
+    /// take that thread's own lock, never one every pool thread shares (docs/ARCHITECTURE.md,
+    /// hot-path rules).
     private final class Shard: Sendable {
         let watched = Mutex(
             WatchedSockets(
@@ -165,8 +166,7 @@ final class ResumedConnectionWatch: Sendable {
             }
         }
         // A connection that closed has no next request: without this its socket number would be
-        // looked at every tick for the rest of its 30 s (after 10,000 long-polls closed, half a
-        // million failing system calls a second, half of the server's time).
+        // looked at every tick for the rest of its 30 s, a failing system call each time.
         if !closed.isEmpty {
             shard.watched.withLock { watched in
                 watched.closed(closed)

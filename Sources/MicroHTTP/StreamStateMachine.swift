@@ -60,7 +60,7 @@ struct StreamStateMachine<CloseHandler> {
     }
 
     /// The piece being sent, kept in the state itself: a stream of events mostly holds one piece
-    /// at a time, and a separate array of pieces was one more object, cold in memory, for every
+    /// at a time, and an array for it alone would be one more object, cold in memory, for every
     /// event a fan-out adds to thousands of streams.
     private var first: [UInt8]?
     /// The pieces after `first`.

@@ -6,8 +6,8 @@ import Synchronization
 ///
 /// Kept per thread (`ThreadShard`) in slot tables: a connection is suspended, answered and
 /// completed on the one pool thread that owns it, so listing and unlisting take that thread's own
-/// lock and touch no hash table. A fan-out answers thousands of them at once from every pool
-/// thread; one shared dictionary was a lock and a cache line they all fought over.
+/// lock and touch no hash table, while a fan-out answers thousands of them from every pool thread
+/// (docs/ARCHITECTURE.md, hot-path rules).
 final class SuspendedResponders: Sendable {
     /// Where a responder is listed.
     struct Ticket: Equatable {

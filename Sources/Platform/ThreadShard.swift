@@ -6,8 +6,8 @@ import Synchronization
 
 /// A small number for the calling thread, the same on every call from it, so that threads can
 /// keep per-thread copies of what they all update (counters, registries) instead of fighting
-/// over one cache line. An atomic that two cores both write moves between them on every write:
-/// a fan-out to 10,000 readers wrote a few such lines 10,000 times from both pool threads.
+/// over one cache line. An atomic that two cores both write moves between them on every write,
+/// and a fan-out writes such lines once per reader from every pool thread.
 ///
 /// Threads get numbers in the order they first ask, modulo `count`: the few threads of a server
 /// (the pool, the scheduler, the store's writer) each get a shard of their own.

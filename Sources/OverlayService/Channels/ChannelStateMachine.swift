@@ -292,8 +292,8 @@ extension ChannelStateMachine {
     }
 
     /// The earliest waiter deadline. When waiters only joined (from index `joinedFrom` on), the
-    /// newcomers are compared with the earliest so far: parking 10,000 long-polls costs 10,000
-    /// steps, not the 50 million a scan per join would.
+    /// newcomers are compared with the earliest so far: a join costs a step, not a scan of every
+    /// waiter, which would make parking a fan-out's thousands quadratic.
     private func nextWaiterDeadline(joinedFrom: Int?) -> Int64? {
         guard let joinedFrom else { return waiters.lazy.map(\.deadline).min() }
         let joined = waiters[joinedFrom...].lazy.map(\.deadline).min()

@@ -19,8 +19,8 @@ extension Array where Element == Channel.Machine.Waiter {
 
     /// Answers every waiter with `response` (they all get the same), emptying the array. Taken
     /// out one by one (`removeLast`), not iterated: iterating retains each, and the array's end
-    /// releases them all in a second pass over thousands of objects the pool threads are
-    /// answering meanwhile. The responder a few answers ahead is fetched meanwhile.
+    /// would release them all in a second pass (docs/ARCHITECTURE.md, hot-path rules). The
+    /// responder a few answers ahead is fetched meanwhile.
     mutating func answerAll(_ response: HTTPResponse) {
         // The responder's address is read from the array's memory: taking the reference out would
         // retain it, a write to the cold line the fetch is for.

@@ -2,8 +2,8 @@
 typealias SubscriberList = TicketList<Subscriber>
 
 /// Values listed under tickets, kept in one dense array: a channel's change hands that array to
-/// the fan-out as it is (a reference to its storage), where copying the values of a dictionary
-/// retained each of thousands of streams under the channel's lock. Each ticket's place is kept for
+/// the fan-out as it is (a reference to its storage), where copying a dictionary's values would
+/// retain each of thousands of streams under the channel's lock. Each ticket's place is kept for
 /// its removal, which moves the last value into the gap.
 struct TicketList<Element> {
     /// The values, in no particular order.

@@ -45,7 +45,7 @@ public struct ServiceConfiguration: Hashable, Sendable, CustomStringConvertible 
     public var connectionsPerClient = 256
     /// Per-connection memory for the request head and buffers (a head that does not fit is refused).
     /// Every open connection keeps it, idle readers too: 8 KiB takes heads up to about 7.5 KB and
-    /// keeps an idle event stream near 10 KB all told (32 KiB made it 26 KB).
+    /// keeps an idle event stream near 10 KB all told.
     public var connectionMemoryBytes = 8 * 1024
     /// Writes per second a client (by address) may make on average; 0 turns the limit off.
     public var writesPerSecond = 100.0

@@ -96,7 +96,6 @@ public struct JSONWriter: ~Copyable {
         needsComma = true
     }
 
-    /// An object key; the next value written is its value.
     /// An object key; the next value written is its value. Keys are the API's own names, which
     /// need no escaping (a debug build checks).
     public mutating func key(_ name: StaticString) {

@@ -52,7 +52,7 @@ struct Router: Sendable {
     private let groups: [Group]
     /// Unprefixed paths without parameters (`/overlay`, `/messages`, …), found without splitting.
     /// A list, not a dictionary: these paths are small strings, compared in one step each, where
-    /// hashing the path would cost more than the whole scan (measured with bench/instructions).
+    /// hashing the path would cost more than the whole scan.
     private let exact: [(path: String, group: Group)]
 
     init(routes: [Route]) {

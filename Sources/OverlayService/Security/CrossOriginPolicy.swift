@@ -171,8 +171,8 @@ struct CrossOriginPolicy: Sendable {
     }
 
     /// `127.0.0.1`, `localhost` or `[::1]`, with a port or without, as clients on this machine
-    /// send them: decided over the bytes, since every request asks (parsing the value as text
-    /// cost 8,000 instructions a request). False means "not this form", not "refused": the
+    /// send them: decided over the bytes, without making a String, since every request asks
+    /// (docs/ARCHITECTURE.md, hot-path rules). False means "not this form", not "refused": the
     /// general reading then decides.
     static func isPlainLoopback(_ value: String) -> Bool {
         value.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
