@@ -8,7 +8,7 @@ public struct HTTPServerOptions: Sendable {
     public var threads: Int = 2
     /// Bodies longer than this are answered 413 as soon as they pass it.
     public var maxBodyBytes: Int = 16 * 1024
-    /// Connections open at once; 0 leaves libmicrohttpd's default (FD_SETSIZE − 4 per thread).
+    /// Connections open at once, all threads together; 0 is libmicrohttpd's default, 1020.
     public var connectionLimit: Int = 0
     /// Connections open at once from one address; 0 is no limit.
     public var connectionsPerClient: Int = 0

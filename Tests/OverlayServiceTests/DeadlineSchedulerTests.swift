@@ -215,3 +215,20 @@ struct DeadlineHandoverTests {
         #expect(DeadlineSchedulerTests.drain(&queue, now: 7) == ["waiters", "engine"])
     }
 }
+
+/// What the queue keeps for keys whose owners are gone.
+@Suite("Deadline keys forgotten")
+struct DeadlineForgetTests {
+    /// A key forgotten takes no room: neither its deadline nor its handover order stays.
+    @Test func forgottenKeysTakeNoRoom() {
+        var queue = DeadlineQueue<TimerKey, String>()
+        for channel in 0..<100 {
+            queue.schedule(.waiters(channel: channel), at: Int64(channel), generation: 1, "w")
+            queue.schedule(.waiters(channel: channel), at: nil, generation: 2, "cancelled")
+        }
+        #expect(queue.count == 0)
+        #expect(queue.orderedKeys == 100)
+        for channel in 0..<100 { queue.forget(.waiters(channel: channel)) }
+        #expect(queue.orderedKeys == 0)
+    }
+}

@@ -160,4 +160,22 @@ struct ChannelRegistryTests {
         #expect(registry.releaseUnread() == 1)
         #expect(registry.releaseUnread() == 0)
     }
+
+    /// A channel the sweep lets go leaves nothing in the scheduler: the order of its deadlines'
+    /// handovers goes with it, so channels made by readers and let go take no room there.
+    @Test func aReleasedChannelIsForgottenByTheScheduler() throws {
+        let service = try RouteTests.service()
+        let before = service.scheduler.orderedKeys
+        let (_, waiting) = DetachedAnswer.handle(
+            HTTPRequest(
+                method: "GET", path: "/channels/passing/overlay",
+                query: [
+                    QueryItem(name: "wait", value: "30"), QueryItem(name: "since", value: "0"),
+                ]), service.handle)
+        #expect(waiting.current == nil, "the long-poll waits")
+        #expect(service.scheduler.orderedKeys > before)
+        service.releaseReaders()
+        #expect(service.channels.releaseUnread() == 1)
+        #expect(service.scheduler.orderedKeys == before)
+    }
 }

@@ -186,6 +186,12 @@ final class Channel: Sendable {
         for subscriber in subscribers { subscriber.stream.end() }
     }
 
+    /// The channel has been let go (see `retireIfUnread`): its deadlines, and what the scheduler
+    /// keeps to order their handovers, go.
+    func forgetTimers() {
+        scheduler.forget([.engine(channel: number), .waiters(channel: number)])
+    }
+
     var subscriberCount: Int { state.withLock { $0.streams.count } }
     /// Waiters still waiting (a waiter whose client went away has been answered by the sweep).
     var waiterCount: Int { state.withLock { $0.waitingCount } }

@@ -117,16 +117,19 @@ final class ChannelRegistry: Sendable {
     /// returns how many. A reader that joins one at that moment finds it retired and asks again.
     @discardableResult
     func releaseUnread() -> Int {
-        state.withLock { state in
-            var released = 0
+        let released = state.withLock { state in
+            var released: [Channel] = []
             for name in state.provisional {
                 guard let channel = state.channels[name], channel.retireIfUnread() else { continue }
                 state.channels[name] = nil
                 state.provisional.remove(name)
-                released += 1
+                released.append(channel)
             }
             return released
         }
+        // A channel let go is never scheduled again: the scheduler forgets it.
+        for channel in released { channel.forgetTimers() }
+        return released.count
     }
 
     /// Reads a channel without creating it: one that does not exist shows what a new one would.

@@ -64,6 +64,16 @@ struct DeadlineQueue<Key: Hashable, Payload> {
         return schedule(key, at: deadline, payload)
     }
 
+    /// Removes `key`'s deadline and the newest generation it was handed: for a key that will not
+    /// be scheduled again, so that keys of owners long gone take no room.
+    mutating func forget(_ key: Key) {
+        newest[key] = nil
+        cancel(key)
+    }
+
+    /// Keys whose handover order is kept (for tests of `forget`).
+    var orderedKeys: Int { newest.count }
+
     /// Removes `key`'s deadline, if it has one.
     mutating func cancel(_ key: Key) {
         current[key] = nil

@@ -61,6 +61,17 @@ final class DeadlineScheduler: Sendable {
         }
     }
 
+    /// Drops `keys`' deadlines and their handover order, for an owner that will never schedule
+    /// them again.
+    func forget(_ keys: [TimerKey]) {
+        thread.withLock { locked in
+            for key in keys { locked.state.deadlines.forget(key) }
+        }
+    }
+
+    /// Keys whose handover order is kept (for tests of `forget`).
+    var orderedKeys: Int { thread.withLock { $0.state.deadlines.orderedKeys } }
+
     /// Ends the thread and waits for it; pending deadlines are dropped (with what their actions
     /// hold).
     func stop() {
