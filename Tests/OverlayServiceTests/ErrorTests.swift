@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import OverlayService
@@ -37,8 +38,8 @@ struct BadRequest: Sendable, CustomTestStringConvertible {
         return "\(method) \(path) \(contentType ?? "-") \(shown) → \(status) \(code) \(field ?? "")"
     }
 
-    func send(to live: LiveServer) throws -> TestResponse {
-        try TestClient.request(
+    func send(to live: LiveServer) throws -> HTTPReply {
+        try RawClient.request(
             method, path, port: live.port, headers: contentType.map { [("Content-Type", $0)] } ?? [], bodyBytes: body)
     }
 }
@@ -401,7 +402,7 @@ struct ErrorTests {
     @Test func bodyTooLargeChunked() throws {
         let live = try LiveServer.withTwoMessages()
         let before = try live.observableState()
-        func chunked(_ body: [UInt8]) throws -> TestResponse {
+        func chunked(_ body: [UInt8]) throws -> HTTPReply {
             var raw = Array(
                 "POST /messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
                     .utf8)
@@ -412,7 +413,7 @@ struct ErrorTests {
                 offset += piece.count
             }
             raw += Array("0\r\n\r\n".utf8)
-            return try TestClient.parse(TestClient.exchange(port: live.port, send: raw))
+            return try HTTPReply.parse(RawClient.exchange(port: live.port, send: raw))
         }
         for size in [16 * 1024 + 1, 40_000, 300_000] {
             let response = try chunked(Array(repeating: UInt8(ascii: " "), count: size - 1) + [UInt8(ascii: "x")])
