@@ -16,6 +16,10 @@ public struct Deadline: Sendable {
     /// Seconds left, 0 once passed.
     public var remaining: Double { max(0, seconds - Deadline.now()) }
 
+    /// Seconds since the deadline passed (negative before it): from `Deadline(after: 0)`, the
+    /// time since then.
+    public var overdue: Double { Deadline.now() - seconds }
+
     /// What is left in whole milliseconds, for `poll`.
     public var remainingMilliseconds: Int32 { Int32(min(remaining * 1000, Double(Int32.max)).rounded(.up)) }
 

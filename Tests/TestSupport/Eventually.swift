@@ -6,15 +6,35 @@
 /// two cores with whatever else loads them; a condition that holds returns at once.
 public let patience = 30.0
 
-/// Polls `condition` every 10 ms until it holds or `seconds` pass; answers whether it held.
-/// Disfavoured so that an async test gets the other, which holds no thread of the pool.
+/// The patience a wait has left. Each look counts for the time it took, but for 0.1 s at most: a
+/// test held off its thread (the shared pool of as many threads as cores, taken by tests that
+/// block) spends no patience meanwhile, so a wait ends because the thing did not happen, not
+/// because the waiter could not look.
+private struct Patience {
+    private var left: Double
+    private var lookStarted = Deadline(after: 0)
+
+    init(_ seconds: Double) {
+        left = seconds
+    }
+
+    /// Counts the look that just ended; false once no patience is left.
+    mutating func spend() -> Bool {
+        left -= min(0.1, lookStarted.overdue)
+        lookStarted = Deadline(after: 0)
+        return left > 0
+    }
+}
+
+/// Polls `condition` every 10 ms until it holds or `seconds` of looking pass; answers whether it
+/// held. Disfavoured so that an async test gets the other, which holds no thread of the pool.
 @_disfavoredOverload
 public func eventually(within seconds: Double = patience, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Deadline(after: seconds)
-    while !deadline.hasPassed {
+    var patience = Patience(seconds)
+    repeat {
         if try condition() { return true }
         usleep(10_000)
-    }
+    } while patience.spend()
     return try condition()
 }
 
@@ -22,10 +42,10 @@ public func eventually(within seconds: Double = patience, _ condition: () throws
 public func eventually(
     within seconds: Double = patience, _ condition: () async throws -> Bool
 ) async rethrows -> Bool {
-    let deadline = Deadline(after: seconds)
-    while !deadline.hasPassed {
+    var patience = Patience(seconds)
+    repeat {
         if try await condition() { return true }
         try? await Task.sleep(nanoseconds: 10_000_000)
-    }
+    } while patience.spend()
     return try await condition()
 }
