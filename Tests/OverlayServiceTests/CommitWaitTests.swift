@@ -21,23 +21,20 @@ struct CommitWaitTests {
         let directory = try TemporaryDirectory()
         let live = try PersistenceTests.server(on: directory)
         #expect(try live.post("/messages", json: #"{"text": "first"}"#).status == 202)
-        let locked = Atomic(false)
+        let store = try #require(live.server.service.store)
+        // The writer holds the next commit (the POST's) until the sweep has looked: no clock (such
+        // as SQLite's busy timeout, were another connection to hold its lock) runs meanwhile.
+        store.flush()
+        store.holdNextCommit()
+        defer { store.releaseHeldCommit() }
         let posted = Mutex<HTTPReply?>(nil)
         let reaped = Mutex<Int?>(nil)
-        let path = directory.database
         onThreads(2) { thread in
             if thread == 0 {
-                _ = eventually { locked.load(ordering: .acquiring) }
                 let response = try? RawClient.request("POST", "/messages", port: live.port, body: "held")
                 posted.withLock { $0 = response }
                 return
             }
-            // Another connection holds SQLite's write lock, so the POST's commit waits for it.
-            guard let blocker = try? Database(path: path), (try? blocker.execute("BEGIN IMMEDIATE")) != nil else {
-                locked.store(true, ordering: .releasing)
-                return
-            }
-            locked.store(true, ordering: .releasing)
             // The write waits for its commit, and its client's half-close has reached the server
             // (the server's side of the connection is in CLOSE_WAIT): what the sweep looks at.
             let halfClosed = eventually {
@@ -45,7 +42,7 @@ struct CommitWaitTests {
                     && TCPTable().served(onPort: live.port, in: .closeWait).count == 1
             }
             reaped.withLock { $0 = halfClosed ? live.server.http.reapDisconnected() : nil }
-            try? blocker.execute("COMMIT")
+            store.releaseHeldCommit()
         }
         #expect(reaped.withLock { $0 } == 0)
         let response = try #require(posted.withLock { $0 })
