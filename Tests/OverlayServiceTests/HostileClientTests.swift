@@ -17,7 +17,8 @@ struct HostileClientTests {
     /// unfinished head) while 200 ordinary requests are answered, all of them while the slow
     /// connections are still open. (How fast, `bench/latency` measures.)
     @Test func slowlorisDoesNotStarveOthers() throws {
-        let live = try LiveServer()
+        // Only a real failure would hold the 200 requests as long as this idle timeout.
+        let live = try LiveServer { $0.connectionTimeout = 3600 }
         let head = Array("POST /messages HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nX-Slow: ".utf8)
         var trickling: [Int32] = []
         var holding: [Int32] = []
@@ -69,7 +70,7 @@ struct HostileClientTests {
     /// `limits.connectionTimeout`: an idle connection, or one stuck in its head, is closed; one
     /// opened with it that keeps working is not cut off in the middle of its use.
     @Test func idleConnectionTimesOut() throws {
-        let live = try LiveServer { $0.connectionTimeout = 3 }
+        let live = try LiveServer { $0.connectionTimeout = 10 }
         // The busy one first: were its time not renewed by its requests, it would be cut off
         // before the idle one.
         let busy = try RawClient(port: live.port)
@@ -84,6 +85,8 @@ struct HostileClientTests {
             let response = try StopTests.readResponse(busy.socket)
             #expect(response.status == 200)
             served += 1
+            // A request every 50 ms: the busy client's pace, far inside the idle timeout.
+            usleep(50_000)
         }
         #expect(idle.isClosed(), "the idle connection stayed open")
         #expect(served > 0, "the idle connection was closed at once")
@@ -242,8 +245,9 @@ struct HostileClientTests {
     }
 
     /// `limits.connectionsPerClient` and `limits.connectionLimit`: connections past them are
-    /// refused (closed unanswered, or 503), or past the whole server's limit left unaccepted in
-    /// the kernel's queue while the server serves the others; once some close, new ones are served.
+    /// refused (closed unanswered, or 503), or past the whole server's limit possibly left
+    /// unaccepted in the kernel's queue while the server serves the others; once some close, new
+    /// ones are served.
     @Test(arguments: [true, false])
     func connectionLimits(perClient: Bool) throws {
         let live = try LiveServer {
@@ -262,15 +266,23 @@ struct HostileClientTests {
             #expect(
                 raw.isEmpty || (try? HTTPReply.parse(raw))?.status == 503, "\(String(decoding: raw, as: UTF8.self))")
         } else {
-            // Each of the four is served after the fifth has come, and the fifth is still waiting
-            // to be accepted then: the server's threads have looked and left it there.
+            // Each of the four is served after the fifth has come, and the fifth is not then:
+            // it still waits to be accepted, or it was closed unanswered.
             for client in open {
                 try client.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
                 #expect(try StopTests.readResponse(client.socket).status == 200)
             }
             let local = Loopback.port(of: fifth.socket)
             let waiting = TCPTable().served(onPort: live.port, in: .established).filter { $0.remotePort == local }
-            #expect(waiting.count == 1 && waiting.allSatisfy { $0.inode == 0 }, "the fifth was accepted: \(waiting)")
+            if waiting.isEmpty {
+                let raw = fifth.receive()
+                #expect(fifth.isClosed(), "the fifth connection was taken and kept")
+                #expect(
+                    raw.isEmpty || (try? HTTPReply.parse(raw))?.status == 503,
+                    "\(String(decoding: raw, as: UTF8.self))")
+            } else {
+                #expect(waiting.allSatisfy { $0.inode == 0 }, "the fifth was taken: \(waiting)")
+            }
         }
         open.forEach { $0.close() }
         let served = eventually { (try? RawClient.request("GET", "/healthz", port: live.port))?.status == 200 }
