@@ -18,7 +18,7 @@ struct ProtocolStrictnessTests {
             var options = HTTPServerOptions()
             options.port = 0
             options.threads = 1
-            options.connectionTimeout = 10
+            options.connectionTimeout = 60
             options.refusals = { refusal in
                 HTTPResponse(status: refusal.status, body: Array("refused \(refusal.status): \(refusal)".utf8))
             }

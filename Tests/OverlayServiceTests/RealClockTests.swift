@@ -66,33 +66,31 @@ struct RealClockTests {
     /// own time is up, not at an older message's end, and the scheduler does end it (nothing else
     /// reads the overlay meanwhile).
     @Test func deadlinesThatMoveLaterStillFire() throws {
-        // The first message is displayed from 0.05 s to 5.05 s (long enough for this test to
-        // post the second meanwhile on a loaded machine); the second ends 5 s after it is
+        // The first message is displayed from 0.05 s to 10.05 s (long enough for this test to
+        // post the second meanwhile on a loaded machine); the second ends 10 s after it is
         // posted, so always after the first's end.
-        let live = try Self.server(animations: 0.05, info: 5)
+        let live = try Self.server(animations: 0.05, info: 10)
         #expect(try live.request("POST", "/messages", body: "first").status == 202)
         #expect(try eventually { try live.overlay()["phase"]?.string == "visible" })
+        let stream = try StreamClient.events(port: live.port)
+        let current = try #require(stream.nextEvent()?.version)
         // Replaces the first during its display: its end is later than the first's.
         let second = try live.request(
-            "POST", "/messages", body: #"{"text": "second", "immediate": true, "duration": 5}"#)
+            "POST", "/messages", body: #"{"text": "second", "immediate": true, "duration": 10}"#)
         #expect(second.status == 202)
         let id = try #require(second.json["id"]?.int)
-        let version = try #require(live.overlay()["version"]?.int)
-        // A long-poll reads nothing until the version moves: only the scheduler can end the
-        // message now (a plain read would reach its end itself). The first message's stale
-        // deadline changes nothing, so the next version is the second's end; without the
-        // handover nothing would come before the wait's 304.
-        // Not half-closed: the sweep would take the waiting client for gone.
-        let woken = try live.request("GET", "/overlay?wait=60&since=\(version)", halfClose: false)
-        #expect(woken.status == 200)
-        #expect(woken.json["version"]?.int == version + 1)
-        #expect(woken.json["phase"]?.string == "hiding")
-        #expect(woken.json["message"]?["text"]?.string == "second")
+        // Nothing reads the overlay now: only the scheduler moves it, and the stream shows each
+        // change. The first message's stale deadline changes nothing, so after the post come the
+        // second's end and its hide's end; without the handover nothing would come at all.
+        let events = stream.events(through: current + 3)
+        #expect(events.compactMap(\.version) == [current + 1, current + 2, current + 3])
+        #expect(events.map { $0.json["phase"]?.string } == ["visible", "hiding", "hidden"])
+        #expect(events.first?.json["message"]?["text"]?.string == "second")
         let message = try live.get("/messages/\(id)").json
         #expect(message["state"]?.string == "done")
         let displayStartedAt = try #require(message["displayStartedAt"]?.number)
         let endedAt = try #require(message["endedAt"]?.number)
-        #expect(abs(endedAt - displayStartedAt - 5) < 1e-9)
+        #expect(abs(endedAt - displayStartedAt - 10) < 1e-9)
     }
 
     /// An answer is shared with the reads that follow it for at most a millisecond: a read's
