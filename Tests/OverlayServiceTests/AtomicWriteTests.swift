@@ -340,7 +340,7 @@ struct AtomicWriteTests {
             try AtomicWriteTests.prepare(live)
             let before = try AtomicWriteTests.picture(live)
             keptBefore = try AtomicWriteTests.kept(live)
-            let descriptor = open(filler, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            let descriptor = open(filler, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             let chunk = [UInt8](repeating: 0x55, count: 4096)
             while chunk.withUnsafeBytes({ Glibc.write(descriptor, $0.baseAddress, $0.count) }) > 0 {}
             #expect(errno == ENOSPC)

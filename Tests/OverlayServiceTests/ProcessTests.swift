@@ -53,14 +53,8 @@ struct ProcessTests {
 
     /// A key of a configuration file that is wrong is named too.
     @Test func invalidConfigurationFile() throws {
-        var template = Array("/tmp/overlayd-test-XXXXXX.json".utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 5) }
-        #expect(descriptor >= 0)
-        let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        defer { unlink(path) }
-        let text = Array(#"{"port": 0, "durations": {"info": -1}}"#.utf8)
-        #expect(text.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == text.count)
-        close(descriptor)
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("overlayd.json", #"{"port": 0, "durations": {"info": -1}}"#)
         let child = try ChildProcess.overlayd(["--config", path])
         #expect(child.exitStatus() == 2)
         #expect(child.errorText.contains("durations.info"), "stderr: \(child.errorText)")
