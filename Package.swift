@@ -69,8 +69,8 @@ let package = Package(
         .executableTarget(
             name: "RequestDecoderFuzz", dependencies: ["OverlayService", "OverlayEngine", "MicroHTTP", "Platform"],
             path: "Fuzz/RequestDecoderFuzz", swiftSettings: strict),
-        // What the test targets share: loopback sockets, the built executable, files, a seeded
-        // generator.
+        // What the test targets share: the one raw HTTP client, event-stream client, child-process
+        // runner and `eventually`, loopback sockets, the built executable, files, a seeded generator.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "OverlayEngineTests", dependencies: ["OverlayEngine", "TestSupport"], swiftSettings: strict),
         // The responder's and the stream's state machines, driven without sockets.

@@ -1,4 +1,5 @@
 import Platform
+import TestSupport
 import Testing
 
 @testable import MicroHTTP
@@ -17,7 +18,7 @@ struct ProtocolStrictnessTests {
             var options = HTTPServerOptions()
             options.port = 0
             options.threads = 1
-            options.connectionTimeout = 10
+            options.connectionTimeout = 60
             options.refusals = { refusal in
                 HTTPResponse(status: refusal.status, body: Array("refused \(refusal.status): \(refusal)".utf8))
             }
@@ -96,19 +97,27 @@ struct ProtocolStrictnessTests {
             status: 400),
     ]
 
+    /// Sends `head` on a new connection and reads until the server closes it. An idle connection
+    /// opened just before is the witness that the close came at once: the idle timeout would
+    /// have closed the witness first.
+    static func closedAtOnce(_ server: Server, after head: String) throws -> [UInt8] {
+        let witness = try RawClient(port: server.http.port)
+        let client = try RawClient(port: server.http.port)
+        try client.send(head)
+        let answer = client.receive()
+        #expect(client.isClosed(), "the connection stayed open")
+        #expect(!witness.isClosed(), "closed only by the idle timeout")
+        return answer
+    }
+
     /// Each is answered with its status before the client has closed anything, the connection is
     /// closed after it, and the handler never runs.
     @Test(arguments: refused)
     func refusedAtOnce(_ input: Case) throws {
         let server = try Server()
-        let client = try RawClient(port: server.http.port, timeoutSeconds: 5)
-        let start = MonotonicClock.nanoseconds()
-        try client.send(input.head)
-        let answer = client.receive()
-        let seconds = Double(MonotonicClock.nanoseconds() - start) / 1e9
+        let answer = try Self.closedAtOnce(server, after: input.head)
         #expect(RawClient.status(of: answer) == input.status, "\(String(decoding: answer, as: UTF8.self))")
         #expect(String(decoding: answer, as: UTF8.self).contains("refused \(input.status ?? 0)"))
-        #expect(seconds < 2, "answered after \(seconds) s")
         #expect(!String(decoding: answer, as: UTF8.self).contains("body="))
     }
 
@@ -117,24 +126,18 @@ struct ProtocolStrictnessTests {
     @Test(arguments: ["7fffffffffffffff", "FFFFFFFFFFFF", "200000;ext=1"])
     func hugeChunkCutOffAtOnce(_ size: String) throws {
         let server = try Server()
-        let client = try RawClient(port: server.http.port, timeoutSeconds: 5)
-        let start = MonotonicClock.nanoseconds()
-        try client.send("POST /m HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n\(size)\r\nabc")
-        let answer = client.receive()
-        let seconds = Double(MonotonicClock.nanoseconds() - start) / 1e9
+        let answer = try Self.closedAtOnce(
+            server, after: "POST /m HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n\(size)\r\nabc")
         #expect(answer.isEmpty, "\(String(decoding: answer, as: UTF8.self))")
-        #expect(seconds < 2, "closed after \(seconds) s")
     }
 
     /// A later chunk announcing too much is cut off the same way.
     @Test func hugeLaterChunkCutOff() throws {
         let server = try Server()
-        let client = try RawClient(port: server.http.port, timeoutSeconds: 5)
-        let start = MonotonicClock.nanoseconds()
-        try client.send("POST /m HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n7fffffff\r\nabc")
-        let answer = client.receive()
+        let answer = try Self.closedAtOnce(
+            server,
+            after: "POST /m HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n7fffffff\r\nabc")
         #expect(answer.isEmpty)
-        #expect(Double(MonotonicClock.nanoseconds() - start) / 1e9 < 2)
     }
 
     static let served: [Case] = [
@@ -167,7 +170,7 @@ struct ProtocolStrictnessTests {
     @Test(arguments: served)
     func servedAsUsual(_ input: Case) throws {
         let server = try Server()
-        let client = try RawClient(port: server.http.port, timeoutSeconds: 5)
+        let client = try RawClient(port: server.http.port)
         // Closed after the answer, so that the whole of it is read at once.
         let lines = input.head.split(separator: "\r\n", maxSplits: 1, omittingEmptySubsequences: false)
         try client.send(lines[0] + "\r\nConnection: close\r\n" + lines[1])
@@ -181,7 +184,7 @@ struct ProtocolStrictnessTests {
     /// is judged where libmicrohttpd keeps it).
     @Test func keepAliveRequestsStayServed() throws {
         let server = try Server()
-        let client = try RawClient(port: server.http.port, timeoutSeconds: 5)
+        let client = try RawClient(port: server.http.port)
         let request = "POST /m HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
         try client.send(String(repeating: request, count: 3) + "GET /m HTTP/1.1\r\nHost: x\nX: y\r\n\r\n")
         let answer = String(decoding: client.receive(), as: UTF8.self)

@@ -1,4 +1,5 @@
 import Platform
+import TestSupport
 import Testing
 
 @testable import MicroHTTP
@@ -26,52 +27,21 @@ struct StreamSendBufferTests {
     }
 
     /// The bytes waiting in the send queue of each of the server's established connections on
-    /// `port` (`tx_queue` in /proc/net/tcp), once they have stopped growing.
-    static func sendQueues(port: Int, count: Int) -> [Int] {
-        var last: [Int] = []
-        var stableSince = MonotonicClock.nanoseconds()
-        let deadline = MonotonicClock.nanoseconds() + 5_000_000_000
-        while MonotonicClock.nanoseconds() < deadline {
-            let now = readSendQueues(port: port)
-            if now != last {
-                last = now
-                stableSince = MonotonicClock.nanoseconds()
-            } else if now.count == count && MonotonicClock.nanoseconds() - stableSince > 300_000_000 {
-                break
-            }
-            usleep(50_000)
-        }
-        return last
-    }
-
-    private static func readSendQueues(port: Int) -> [Int] {
-        guard let file = fopen("/proc/net/tcp", "r") else { return [] }
-        defer { fclose(file) }
-        // The port as /proc/net/tcp writes it: four upper-case hex digits.
-        let digits = String(port, radix: 16, uppercase: true)
-        let local = String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-        var queues: [Int] = []
-        var line = [CChar](repeating: 0, count: 512)
-        while fgets(&line, Int32(line.count), file) != nil {
-            let fields = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                .split(separator: " ")
-            // sl local_address rem_address st tx_queue:rx_queue …; 01 is ESTABLISHED.
-            guard fields.count > 4, fields[1].hasSuffix(":" + local), fields[3] == "01" else { continue }
-            let transmit = fields[4].split(separator: ":")[0]
-            queues.append(Int(transmit, radix: 16) ?? 0)
-        }
-        return queues.sorted()
+    /// `port` (`tx_queue` in /proc/net/tcp).
+    static func sendQueues(port: Int) -> [Int] {
+        TCPTable().served(onPort: port, in: .established).map(\.sendQueue).sorted()
     }
 
     /// 24 streams whose clients never read: with a 64 KiB cap each pins about that much; without
     /// it, TCP's own sizing lets them grow far past it.
     @Test func slowReadersPinBoundedKernelMemory() throws {
         let cap = 64 * 1024
-        var pinned: [Bool: [Int]] = [:]
-        for capped in [true, false] {
-            let server = try Self.flooding(sendBufferBytes: capped ? cap : 0)
-            defer { server.stop(grace: 0) }
-            var clients: [RawClient] = []
+        let capped = try Self.flooding(sendBufferBytes: cap)
+        defer { capped.stop(grace: 0) }
+        let uncapped = try Self.flooding(sendBufferBytes: 0)
+        defer { uncapped.stop(grace: 0) }
+        var clients: [RawClient] = []
+        for server in [capped, uncapped] {
             for _ in 0..<24 {
                 let client = try RawClient(port: server.port)
                 var receive: Int32 = 4096
@@ -79,17 +49,18 @@ struct StreamSendBufferTests {
                 try client.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
                 clients.append(client)
             }
-            pinned[capped] = Self.sendQueues(port: server.port, count: 24)
-            clients.removeAll()
         }
-        let cappedQueues = pinned[true] ?? []
-        print("send queues, capped: \(cappedQueues.map { $0 >> 10 }) KiB")
-        print("send queues, uncapped: \((pinned[false] ?? []).map { $0 >> 10 }) KiB")
+        // The contrast shows the measurement can fail: TCP's own sizing (tcp_wmem) goes further.
+        var grown: [Int] = []
+        let grew = eventually {
+            grown = Self.sendQueues(port: uncapped.port)
+            return grown.count == 24 && grown.allSatisfy { $0 > 4 * cap }
+        }
+        #expect(grew, "uncapped: \(grown)")
+        // Flooded since before that, the capped streams have filled to their cap and no further.
+        let cappedQueues = Self.sendQueues(port: capped.port)
         #expect(cappedQueues.count == 24)
         #expect(cappedQueues.allSatisfy { $0 <= cap + 16 * 1024 }, "\(cappedQueues)")
-        #expect(cappedQueues.reduce(0, +) > 0, "nothing was sent: the measurement saw no queue")
-        // The contrast shows the measurement can fail: TCP's own sizing (tcp_wmem) goes further.
-        let uncapped = pinned[false] ?? []
-        #expect((uncapped.max() ?? 0) > 4 * cap, "\(uncapped)")
+        #expect(cappedQueues.allSatisfy { $0 > 0 }, "nothing was sent: the measurement saw no queue")
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
 import OverlayClient
+import Synchronization
+import TestSupport
 import Testing
 
 @testable import OverlayCommands
@@ -12,53 +14,57 @@ import Testing
 /// tests through it show: timeouts, stops, and reading a head from curl's header lines.
 @Suite("libcurl transport of the commands")
 struct CurlHTTPTransportTests {
-    /// A server that takes connections (the kernel completes them) and never answers.
+    /// A server that takes connections (the kernel completes them) and never answers. With
+    /// `accepting`, a thread of its own accepts them and counts them and those their clients
+    /// closed, on its own time: a count that stays, however late the test looks.
     final class SilentListener: Sendable {
         let descriptor: Int32
         let port: Int
+        private let counts = Counts()
 
-        init() throws {
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            self.descriptor = descriptor
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let listening = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(descriptor, $0, length) == 0 && listen(descriptor, 8) == 0
-                        && getsockname(descriptor, $0, &length) == 0
-                }
-            }
-            guard listening else {
-                close(descriptor)
-                throw TestFailure(description: "cannot listen")
-            }
-            port = Int(UInt16(bigEndian: address.sin_port))
+        final class Counts: Sendable {
+            let seen = Mutex((taken: 0, closed: 0))
         }
 
-        deinit { close(descriptor) }
+        init(accepting: Bool = false) throws {
+            (descriptor, port) = try Loopback.listen(backlog: 8)
+            guard accepting else { return }
+            onDetachedThread { [descriptor, counts] in
+                while true {
+                    let socket = Loopback.accept(descriptor)
+                    guard socket >= 0 else { return }
+                    counts.seen.withLock { $0.taken += 1 }
+                    // Everything the client sends is read and nothing answered, until it closes.
+                    while Loopback.read(socket, milliseconds: 100)?.isEmpty != true {}
+                    counts.seen.withLock { $0.closed += 1 }
+                    close(socket)
+                }
+            }
+        }
+
+        deinit {
+            // Wakes the accepting thread, if any, which then ends.
+            shutdown(descriptor, Int32(SHUT_RDWR))
+            close(descriptor)
+        }
+
+        /// Connections taken, and those of them the client has closed.
+        var connections: (taken: Int, closed: Int) { counts.seen.withLock { $0 } }
 
         var url: URL { URL(string: "http://127.0.0.1:\(port)/overlay")! }
     }
 
-    static func seconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    }
-
     /// No byte within the request's timeout: `.timedOut` (what makes the update stream fall back
-    /// to long-poll), not before the timeout, and the connection closed.
+    /// to long-poll), after the request reached the server and waited there, unanswered, until
+    /// curl gave up and closed the connection.
     @Test func silenceTimesOut() async throws {
-        let listener = try SilentListener()
+        let listener = try SilentListener(accepting: true)
         let transport = CurlHTTPTransport()
-        let started = Self.seconds()
         let error = await #expect(throws: OverlayClientError.self) {
             try await transport.perform(HTTPRequest(method: "GET", url: listener.url, timeout: 0.5))
         }
         #expect(error == .timedOut)
-        #expect(Self.seconds() - started >= 0.5)
+        #expect(await eventually { listener.connections == (taken: 1, closed: 1) })
         #expect(await eventually { Raw.connections(toPort: listener.port) == 0 })
     }
 

@@ -70,19 +70,10 @@ struct ExecutableFootprintTests {
     @Test func watchLoadsLibcurl() async throws {
         // The manual clock: its versions start at 0 (the real clock's start from the wall clock).
         let server = try await ServerProcess.start(["--ephemeral", "--clock", "manual"])
-        let directory = try TemporaryDirectory()
-        let output = directory.path + "/output"
-        let pid = try Spawn.start(
-            try OverlaydExecutable.path(), ["watch", "--url", server.url.absoluteString],
-            environment: ["PATH": "/usr/bin:/bin"], output: output)
-        Children.started(pid)
-        defer {
-            Spawn.end(pid)
-            Children.ended(pid)
-        }
+        let watch = try ChildProcess(try OverlaydExecutable.path(), ["watch", "--url", server.url.absoluteString])
         // Piped, it prints a line per overlay: the first shows that its stream is up.
-        #expect(await eventually { directory.read("output").hasPrefix("v0 hidden") }, "\(directory.read("output"))")
-        let maps = try Self.maps(pid)
+        #expect(await eventually { watch.outputText.hasPrefix("v0 hidden") }, "\(watch.outputText)")
+        let maps = try Self.maps(watch.pid)
         #expect(maps.contains("libcurl.so.4"))
         #expect(!maps.contains("libFoundationNetworking"))
         #expect(!maps.contains("libFoundation.so"))

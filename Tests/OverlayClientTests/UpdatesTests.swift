@@ -89,7 +89,11 @@ struct UpdatesTests {
     @Test(arguments: [OverlayClient.Transport.events, .longPoll], Network.allCases)
     func cancellationClosesTheConnection(transport: OverlayClient.Transport, network: Network) async throws {
         let server = try await ServerProcess.start(["--clock", "manual", "--ephemeral"])
-        let reader = network.client(server.url, configuration: Self.configuration(transport))
+        // A long-poll that outlasts the test: one that ended (304) between the two looks below
+        // would leave no connection for a moment, before the next poll's.
+        var configuration = Self.configuration(transport)
+        configuration.longPollWait = 60
+        let reader = network.client(server.url, configuration: configuration)
         let collector = Collector(reader.events())
         #expect(try await eventually { try await Raw.openReaders(server) == 1 })
         #expect(Raw.connections(toPort: server.port) >= 1)

@@ -1,6 +1,11 @@
+import TestSupport
 import Testing
 
 @testable import OverlayPublisher
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// libcurl through the system-library target, against a loopback endpoint that records what it
 /// receives.
@@ -51,7 +56,8 @@ struct CurlTransportTests {
     }
 
     @Test func aRefusedConnectionFails() throws {
-        let port = try Sockets.freePort()
+        let (socket, port) = try Loopback.refusingPort()
+        defer { close(socket) }
         let result = try transport().post(url: "http://127.0.0.1:\(port)/pub/ci", body: [1])
         guard case .failed(let reason) = result else {
             Issue.record("expected a failure, got \(result)")

@@ -11,16 +11,13 @@ import Testing
 struct LibcurlLoadingTests {
     /// Starts overlayd with `arguments` and returns the libraries it has mapped once listening.
     private func mappedLibraries(_ arguments: [String]) throws -> String {
-        let directory = try TemporaryDirectory()
-        let log = directory.path + "/overlayd.log"
         let process = try ChildProcess(
-            [try OverlaydExecutable.path(), "--port", "0", "--ephemeral", "--access-log=false"] + arguments,
-            log: log)
+            try OverlaydExecutable.path(), ["--port", "0", "--ephemeral", "--access-log=false"] + arguments)
         defer { process.stop(signal: SIGTERM) }
-        guard eventually(within: 10, { readText(log).contains(" listening ") }) else {
-            throw SupportError("overlayd did not start: \(readText(log))")
+        guard process.listeningPort() != nil else {
+            throw TestSupportError("overlayd did not start: \(process.errorText)")
         }
-        return readText("/proc/\(process.pid)/maps")
+        return TemporaryDirectory.read("/proc/\(process.pid)/maps")
     }
 
     @Test func notLoadedWithoutPublishing() throws {
@@ -30,7 +27,8 @@ struct LibcurlLoadingTests {
     }
 
     @Test func loadedWhenPublishing() throws {
-        let port = try Sockets.freePort()
+        let (socket, port) = try Loopback.refusingPort()
+        defer { close(socket) }
         let maps = try mappedLibraries(["--publish", "http://127.0.0.1:\(port)/pub/{channel}"])
         #expect(maps.contains("libcurl.so.4"))
     }

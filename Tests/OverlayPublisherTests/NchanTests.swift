@@ -1,4 +1,5 @@
 import Synchronization
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -34,7 +35,7 @@ struct NchanTests {
         return overlays
     }
 
-    private func expectInNchanOrder(_ events: [StreamEvent], sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectInNchanOrder(_ events: [StreamBlock], sourceLocation: SourceLocation = #_sourceLocation) {
         let ids = events.map { nchanOrder($0.id) }
         #expect(ids.allSatisfy { $0 != nil }, "ids \(events.map(\.id))", sourceLocation: sourceLocation)
         let ordered = zip(ids, ids.dropFirst()).allSatisfy { pair in
@@ -48,24 +49,30 @@ struct NchanTests {
         let nchan = try NchanServer()
         defer { expectNoCrash(nchan) }
         let live = try overlayd(nchan)
-        let first = try EventStream(port: nchan.port, path: "/sub/ci")
-        let second = try EventStream(port: nchan.port, path: "/sub/ci")
+        let first = try StreamClient.events(port: nchan.port, path: "/sub/ci")
+        let second = try StreamClient.events(port: nchan.port, path: "/sub/ci")
         #expect(first.status == 200)
         #expect(first.header("Content-Type")?.hasPrefix("text/event-stream") == true)
         let overlays = try write(live, "ci", 40)
         let last = try live.version("ci")
         #expect(overlays.keys.sorted() == Array(1...40))
         for stream in [first, second] {
-            let events = stream.events { $0.version == last }
-            #expect(events.map(\.version) == Array(1...40).map { $0 })
+            let events = stream.events { $0.overlayVersion == last }
+            #expect(events.map(\.overlayVersion) == Array(1...40).map { $0 })
             #expect(events.allSatisfy { $0.event == "overlay" })
             // The data is the overlay JSON of that version, byte for byte.
-            #expect(events.allSatisfy { $0.version.flatMap { overlays[$0] } == $0.data })
+            #expect(events.allSatisfy { $0.overlayVersion.flatMap { overlays[$0] } == $0.data })
             expectInNchanOrder(events)
-            // Nothing after the last version: no duplicate comes late.
-            #expect(stream.next(timeout: 0.5) == nil)
         }
-        #expect(try live.metric("overlayd_publish_published_total") == 40)
+        // Nothing after the last version: the next event either reader gets is the next version's,
+        // not a duplicate come late.
+        let next = try write(live, "ci", 1, from: 41)
+        for stream in [first, second] {
+            let event = stream.nextEvent()
+            #expect(event?.overlayVersion == 41)
+            #expect(event?.data == next[41])
+        }
+        #expect(try live.metric("overlayd_publish_published_total") == 41)
         #expect(try live.metric("overlayd_publish_failed_total") == 0)
     }
 
@@ -76,28 +83,31 @@ struct NchanTests {
         let nchan = try NchanServer()
         defer { expectNoCrash(nchan) }
         let live = try overlayd(nchan)
-        let stream = try EventStream(port: nchan.port, path: "/sub/resume")
+        let stream = try StreamClient.events(port: nchan.port, path: "/sub/resume")
         _ = try write(live, "resume", 5)
-        let seen = stream.events { $0.version == 5 }
-        #expect(seen.map(\.version) == [1, 2, 3, 4, 5])
+        let seen = stream.events { $0.overlayVersion == 5 }
+        #expect(seen.map(\.overlayVersion) == [1, 2, 3, 4, 5])
         let lastID = try #require(seen.last?.id)
         let missed = try write(live, "resume", 5, from: 6)
         #expect(eventually { (try? live.metric("overlayd_publish_published_total")) == 10 })
 
-        let resumed = try EventStream(port: nchan.port, path: "/sub/resume", headers: [("Last-Event-ID", lastID)])
-        let events = resumed.events { $0.version == 10 }
-        #expect(events.map(\.version) == [6, 7, 8, 9, 10])
-        #expect(events.allSatisfy { $0.version.flatMap { missed[$0] } == $0.data })
-        #expect(resumed.next(timeout: 0.3) == nil)
+        let resumed = try StreamClient.events(
+            port: nchan.port, path: "/sub/resume", headers: [("Last-Event-ID", lastID)])
+        let events = resumed.events { $0.overlayVersion == 10 }
+        #expect(events.map(\.overlayVersion) == [6, 7, 8, 9, 10])
+        #expect(events.allSatisfy { $0.overlayVersion.flatMap { missed[$0] } == $0.data })
+        // Nothing more: the next event is the next version's.
+        _ = try write(live, "resume", 1, from: 11)
+        #expect(resumed.nextEvent()?.overlayVersion == 11)
 
         let encoded = lastID.replacingColons()
-        let browser = try EventStream(port: nchan.port, path: "/sub/resume?last_event_id=\(encoded)")
-        #expect(browser.events { $0.version == 10 }.map(\.version) == [6, 7, 8, 9, 10])
+        let browser = try StreamClient.events(port: nchan.port, path: "/sub/resume?last_event_id=\(encoded)")
+        #expect(browser.events { $0.overlayVersion == 10 }.map(\.overlayVersion) == [6, 7, 8, 9, 10])
 
         // A new reader without an id gets what the channel keeps, oldest first: it ends on the
         // current overlay.
-        let fresh = try EventStream(port: nchan.port, path: "/sub/resume")
-        #expect(fresh.events { $0.version == 10 }.map(\.version) == Array(1...10))
+        let fresh = try StreamClient.events(port: nchan.port, path: "/sub/resume")
+        #expect(fresh.events { $0.overlayVersion == 10 }.map(\.overlayVersion) == Array(1...10))
     }
 
     /// Long-poll: nchan answers with the oldest message it keeps, then each request carrying the
@@ -112,19 +122,22 @@ struct NchanTests {
         var modified = ""
         for expected in 1...3 {
             let headers = expected == 1 ? [] : [("If-None-Match", etag), ("If-Modified-Since", modified)]
-            let reply = try HTTP.request("GET", "/sub/lp", port: nchan.port, headers: headers)
+            let reply = try RawClient.request("GET", "/sub/lp", port: nchan.port, headers: headers, halfClose: false)
             #expect(reply.status == 200)
             #expect(version(ofJSON: reply.text) == expected)
             #expect(reply.header("Content-Type") == "application/json")
             etag = try #require(reply.header("Etag"))
             modified = try #require(reply.header("Last-Modified"))
         }
-        Threads.spawn {
-            usleep(300_000)
+        // The fourth version is written once the long-poll below waits for it at nchan.
+        let port = nchan.port
+        onDetachedThread {
+            _ = eventually { NchanTests.subscribers(port: port, channel: "lp") >= 1 }
             _ = try? live.post("lp", "the fourth")
         }
-        let next = try HTTP.request(
-            "GET", "/sub/lp", port: nchan.port, headers: [("If-None-Match", etag), ("If-Modified-Since", modified)])
+        let next = try RawClient.request(
+            "GET", "/sub/lp", port: nchan.port, headers: [("If-None-Match", etag), ("If-Modified-Since", modified)],
+            halfClose: false)
         #expect(next.status == 200)
         #expect(version(ofJSON: next.text) == 4)
         #expect(next.text == (try live.overlay("lp").text))
@@ -136,32 +149,34 @@ struct NchanTests {
         let nchan = try NchanServer()
         defer { expectNoCrash(nchan) }
         let live = try overlayd(nchan)
-        let before = try EventStream(port: nchan.port, path: "/sub/down")
+        let before = try StreamClient.events(port: nchan.port, path: "/sub/down")
         _ = try write(live, "down", 3)
-        let seen = before.events { $0.version == 3 }
-        #expect(seen.map(\.version) == [1, 2, 3])
+        let seen = before.events { $0.overlayVersion == 3 }
+        #expect(seen.map(\.overlayVersion) == [1, 2, 3])
         let lastID = try #require(seen.last?.id)
 
         nchan.stopNginx()
-        #expect(before.isClosed(within: 5))
+        #expect(before.waitForClose())
         _ = try write(live, "down", 12, from: 4)
         #expect(eventually { (try? live.metric("overlayd_publish_up")) == 0 })
         #expect(try live.metric("overlayd_publish_queue_depth") == 1)
 
         try nchan.startNginx()
-        #expect(eventually(within: 15) { (try? live.metric("overlayd_publish_up")) == 1 })
+        #expect(eventually { (try? live.metric("overlayd_publish_up")) == 1 })
         let current = try live.version("down")
         #expect(current == 15)
-        let resumed = try EventStream(port: nchan.port, path: "/sub/down", headers: [("Last-Event-ID", lastID)])
-        let events = resumed.events { $0.version == current }
-        #expect(events.last?.version == current)
-        let versions = events.compactMap(\.version)
+        let resumed = try StreamClient.events(port: nchan.port, path: "/sub/down", headers: [("Last-Event-ID", lastID)])
+        let events = resumed.events { $0.overlayVersion == current }
+        #expect(events.last?.overlayVersion == current)
+        let versions = events.compactMap(\.overlayVersion)
         #expect(versions.allSatisfy { $0 > 3 })
         #expect(zip(versions, versions.dropFirst()).allSatisfy { $0 < $1 })
         // Versions written while nchan was down gave way to the newest: at most the one in
         // flight when it went down precedes it.
         #expect(versions.count <= 2)
-        #expect(resumed.next(timeout: 0.3) == nil)
+        // Nothing more: the next event is the next version's.
+        _ = try write(live, "down", 1, from: 16)
+        #expect(resumed.nextEvent()?.overlayVersion == 16)
         #expect(try live.metric("overlayd_publish_failed_total") ?? 0 >= 1)
         #expect(try live.metric("overlayd_publish_retried_total") ?? 0 >= 1)
     }
@@ -172,17 +187,17 @@ struct NchanTests {
         let nchan = try NchanServer()
         defer { expectNoCrash(nchan) }
         let live = try overlayd(nchan)
-        let reader = try EventStream(port: nchan.port, path: "/sub/redis")
+        let reader = try StreamClient.events(port: nchan.port, path: "/sub/redis")
         _ = try write(live, "redis", 2)
-        #expect(reader.events { $0.version == 2 }.map(\.version) == [1, 2])
+        #expect(reader.events { $0.overlayVersion == 2 }.map(\.overlayVersion) == [1, 2])
 
         nchan.killRedis()
         _ = try write(live, "redis", 6, from: 3)
         try nchan.startRedis()
         let current = try live.version("redis")
-        let events = reader.events { $0.version == current }
-        #expect(events.last?.version == current, "nginx: \(nchan.errorLog.suffix(2000))")
-        let versions = events.compactMap(\.version)
+        let events = reader.events { $0.overlayVersion == current }
+        #expect(events.last?.overlayVersion == current, "nginx: \(nchan.errorLog.suffix(2000))")
+        let versions = events.compactMap(\.overlayVersion)
         #expect(zip(versions, versions.dropFirst()).allSatisfy { $0 < $1 })
         #expect(versions.allSatisfy { $0 > 2 })
         // And on from there, every version again, unless a publish failed once more while the
@@ -190,7 +205,7 @@ struct NchanTests {
         // written meanwhile give way to the newest, as they do while nchan is down.
         let failedBefore = try live.metric("overlayd_publish_failed_total") ?? 0
         _ = try write(live, "redis", 3, from: 9)
-        let after = reader.events { $0.version == current + 3 }.compactMap(\.version)
+        let after = reader.events { $0.overlayVersion == current + 3 }.compactMap(\.overlayVersion)
         let failedAfter = try live.metric("overlayd_publish_failed_total") ?? 0
         if failedAfter == failedBefore {
             #expect(after == [current + 1, current + 2, current + 3])
@@ -202,6 +217,18 @@ struct NchanTests {
     }
 }
 
+extension NchanTests {
+    /// The subscribers nchan counts on `channel`, from its publisher location's channel info.
+    static func subscribers(port: Int, channel: String) -> Int {
+        guard
+            let reply = try? RawClient.request(
+                "GET", "/pub/\(channel)", port: port, headers: [("Accept", "text/json")], halfClose: false),
+            let range = reply.text.firstRange(of: "\"subscribers\": ")
+        else { return 0 }
+        return Int(reply.text[range.upperBound...].prefix { $0.isNumber }) ?? 0
+    }
+}
+
 extension String {
     /// `:` as `%3A`, for an id in a query string.
     fileprivate func replacingColons() -> String {
@@ -209,4 +236,11 @@ extension String {
         for character in self { result += character == ":" ? "%3A" : String(character) }
         return result
     }
+}
+
+/// nchan's message id, `<seconds>:<tag>`, as a pair that orders as nchan does.
+private func nchanOrder(_ id: String?) -> (Int, Int)? {
+    guard let parts = id?.split(separator: ":"), parts.count == 2, let time = Int(parts[0]), let tag = Int(parts[1])
+    else { return nil }
+    return (time, tag)
 }

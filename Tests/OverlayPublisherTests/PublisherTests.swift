@@ -1,4 +1,5 @@
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import OverlayPublisher
@@ -97,7 +98,7 @@ struct PublisherTests {
         publisher.offer(channel: "a", version: 1, payload: "1")
         #expect(eventually { transport.waiting == 1 })
         let finished = Atomic<Int>(0)
-        Threads.spawn {
+        onDetachedThread {
             for version in 2...5_000 { publisher.offer(channel: "a", version: UInt64(version), payload: "\(version)") }
             for version in 1...100 { publisher.offer(channel: "b", version: UInt64(version), payload: "b\(version)") }
             finished.store(1, ordering: .releasing)
@@ -197,10 +198,13 @@ struct PublisherTests {
         let publisher = make(transport)
         for version in 1...3 { publisher.offer(channel: "a", version: UInt64(version), payload: "\(version)") }
         #expect(eventually { transport.waiting == 1 })
-        Threads.spawn {
-            usleep(50_000)
+        // The endpoint answers once the stop has begun.
+        let stopping = Atomic<Bool>(false)
+        onDetachedThread {
+            _ = eventually { stopping.load(ordering: .acquiring) }
             transport.openGate()
         }
+        stopping.store(true, ordering: .releasing)
         publisher.stop(grace: 10)
         #expect(transport.sent.map(\.body) == ["{\"v\":1}", "{\"v\":2}", "{\"v\":3}"])
         // Nothing is taken once stopped.
@@ -209,24 +213,25 @@ struct PublisherTests {
     }
 
     /// A request that hangs does not hold up a stop beyond its grace: the server's stop has its
-    /// own bound. The thread ends by itself once the request does.
+    /// own bound. The thread ends by itself once the request does, and sends nothing more.
     @Test func stoppingDoesNotWaitForAHangingRequest() {
         let transport = ScriptedTransport()
         transport.closeGate()
         let log = LogLines()
-        let publisher = make(transport, log: log)
-        publisher.offer(channel: "a", version: 1, payload: "1")
-        publisher.offer(channel: "b", version: 1, payload: "1")
+        var publisher: Publisher<String>? = make(transport, log: log)
+        publisher?.offer(channel: "a", version: 1, payload: "1")
+        publisher?.offer(channel: "b", version: 1, payload: "1")
         #expect(eventually { transport.waiting == 1 })
-        publisher.stop(grace: 0.05)
+        publisher?.stop(grace: 0.05)
         // Returned with the request still on its way.
         #expect(transport.waiting == 1)
         #expect(transport.sent.isEmpty)
         #expect(log.all.last == "overlayd publishing ended unsent=2\n")
+        // The thread holds the publisher until it ends: once the publisher is gone, so is the thread.
+        weak let ended = publisher
+        publisher = nil
         transport.openGate()
-        #expect(eventually { transport.sent.count == 1 })
-        // Nothing more is sent after the stop.
-        usleep(100_000)
+        #expect(eventually { ended == nil })
         #expect(transport.sent.count == 1)
     }
 

@@ -3,6 +3,10 @@ import Testing
 
 @testable import OverlayService
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// overlayd with `publish` set, through real HTTP, against an endpoint that records what it gets.
 @Suite("Service publishing")
 struct ServicePublishingTests {
@@ -75,7 +79,8 @@ struct ServicePublishingTests {
 
     /// A dead endpoint: writes are answered, the failures are counted, and the versions wait.
     @Test func aDeadEndpointIsCountedNotWaitedFor() throws {
-        let port = try Sockets.freePort()
+        let (socket, port) = try Loopback.refusingPort()
+        defer { close(socket) }
         let live = try LiveOverlayd(publish: "http://127.0.0.1:\(port)/pub/{channel}")
         for index in 1...20 {
             #expect(try live.post("a", "a\(index)") == 202)

@@ -25,7 +25,7 @@ struct AtomicWriteTests {
         var testDescription: String { rawValue }
 
         /// Sends the write; the answer.
-        func send(_ live: LiveServer) throws -> TestResponse {
+        func send(_ live: LiveServer) throws -> HTTPReply {
             let json = [("Content-Type", "application/json")]
             switch self {
             case .post: return try live.post("/messages", json: #"{"text": "new one"}"#)
@@ -205,17 +205,9 @@ struct AtomicWriteTests {
         store.failNextCommits(1)
         store.holdNextCommit()
         defer { store.releaseHeldCommit() }
-        /// Waits up to 30 s for `condition`: nothing here races a clock, the bound only ends a
-        /// test that went wrong.
-        @Sendable func waitFor(_ condition: () -> Bool) -> Bool {
-            let start = MonotonicSeconds.now()
-            while !condition() {
-                if MonotonicSeconds.now() - start > 30 { return false }
-                usleep(1000)
-            }
-            return true
-        }
-        let answers = Mutex<[Int: TestResponse]>([:])
+        /// Nothing here races a clock: the bound only ends a test that went wrong.
+        @Sendable func waitFor(_ condition: () -> Bool) -> Bool { eventually(condition) }
+        let answers = Mutex<[Int: HTTPReply]>([:])
         let problems = Mutex<[String]>([])
         onThreads(3) { thread in
             switch thread {
@@ -348,7 +340,7 @@ struct AtomicWriteTests {
             try AtomicWriteTests.prepare(live)
             let before = try AtomicWriteTests.picture(live)
             keptBefore = try AtomicWriteTests.kept(live)
-            let descriptor = open(filler, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            let descriptor = open(filler, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             let chunk = [UInt8](repeating: 0x55, count: 4096)
             while chunk.withUnsafeBytes({ Glibc.write(descriptor, $0.baseAddress, $0.count) }) > 0 {}
             #expect(errno == ENOSPC)

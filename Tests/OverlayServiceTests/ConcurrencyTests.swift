@@ -20,7 +20,7 @@ struct ConcurrencyTests {
         onThreads(threads) { thread in
             for index in 0..<perThread {
                 do {
-                    let response = try TestClient.request(
+                    let response = try RawClient.request(
                         "POST", "/messages?kind=sent", port: port, headers: [("Content-Type", "text/plain")],
                         body: "thread \(thread) message \(index)")
                     results.withLock {
@@ -61,7 +61,7 @@ struct ConcurrencyTests {
         let statuses = Mutex<[Int]>([])
         let port = live.port
         onThreads(8) { _ in
-            let status = (try? TestClient.request("DELETE", "/messages/2", port: port).status) ?? 0
+            let status = (try? RawClient.request("DELETE", "/messages/2", port: port).status) ?? 0
             statuses.withLock { $0.append(status) }
         }
         let all = statuses.withLock { $0 }.sorted()
@@ -82,11 +82,11 @@ struct ConcurrencyTests {
                 do {
                     switch thread % 4 {
                     case 0:
-                        let response = try TestClient.request(
+                        let response = try RawClient.request(
                             "POST", "/messages", port: port, body: "m\(thread)-\(index)")
                         if response.status != 202 { problems.withLock { $0.append("POST \(response.status)") } }
                     case 1:
-                        let response = try TestClient.request("GET", "/overlay", port: port)
+                        let response = try RawClient.request("GET", "/overlay", port: port)
                         let version = response.json["version"]?.int ?? -2
                         if response.status != 200 || version < lastVersion {
                             problems.withLock {
@@ -95,12 +95,12 @@ struct ConcurrencyTests {
                         }
                         lastVersion = version
                     case 2:
-                        let response = try TestClient.request(
+                        let response = try RawClient.request(
                             "POST", "/clock", port: port, headers: [("Content-Type", "application/json")],
                             body: #"{"advance": 0.1}"#)
                         if response.status != 200 { problems.withLock { $0.append("POST /clock \(response.status)") } }
                     default:
-                        let response = try TestClient.request("GET", "/messages", port: port)
+                        let response = try RawClient.request("GET", "/messages", port: port)
                         if response.status != 200 || response.json["messages"]?.array == nil {
                             problems.withLock { $0.append("GET /messages \(response.status)") }
                         }

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import OverlayService
@@ -8,15 +9,15 @@ import Testing
 struct CrossOriginTests {
     static let allowAny = "Access-Control-Allow-Origin"
 
-    /// A raw request naming its own Host (TestClient always names 127.0.0.1:port).
+    /// A raw request naming its own Host (RawClient.request always names 127.0.0.1:port).
     static func raw(
         _ live: LiveServer, _ method: String, _ path: String, host: String, headers: [(String, String)] = [],
         body: String = ""
-    ) throws -> TestResponse {
+    ) throws -> HTTPReply {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "Content-Length: \(body.utf8.count)\r\n\r\n"
-        return try TestClient.parse(TestClient.exchange(port: live.port, send: Array((head + body).utf8)))
+        return try HTTPReply.parse(RawClient.exchange(port: live.port, send: Array((head + body).utf8)))
     }
 
     /// `*` (the default): every answer carries the two headers, the server's own refusals and the
@@ -26,7 +27,7 @@ struct CrossOriginTests {
         let origin = [("Origin", "https://dashboard.example")]
         #expect(try live.post("/messages", json: #"{"text": "hello"}"#).status == 202)
         let version = try #require(try live.overlay()["version"]?.int)
-        var answers: [(String, TestResponse)] = [
+        var answers: [(String, HTTPReply)] = [
             ("200", try live.request("GET", "/overlay", headers: origin)),
             ("304", try live.request("GET", "/overlay", headers: [("If-None-Match", "W/\"\(version)\"")])),
             (

@@ -155,7 +155,7 @@ struct DeadlineSchedulerTests {
     }
 
     /// The thread: actions run at their deadlines in order, a replaced or cancelled deadline
-    /// does not fire, and `stop` ends it.
+    /// does not fire, and `stop` ends it and lets go of what is scheduled.
     @Test func threadFiresInOrder() throws {
         let scheduler = DeadlineScheduler()
         let fired = Mutex<[String]>([])
@@ -168,16 +168,30 @@ struct DeadlineSchedulerTests {
         scheduler.schedule(.sweep, at: start + 30 * millisecond, action: record("sweep"))
         scheduler.schedule(.waiters(channel: 0), at: start + 10 * millisecond, action: record("cancelled"))
         scheduler.schedule(.waiters(channel: 0), at: nil, action: record("cancelled"))
-        while fired.withLock({ $0.count }) < 3 && MonotonicClock.nanoseconds() - start < 5_000 * millisecond {
-            usleep(1000)
+        // Everything that could wrongly fire is due before "engine", and due deadlines fire
+        // earliest first however late the thread wakes: once "engine" has fired, the list is final.
+        #expect(eventually { fired.withLock { $0.last } == "engine" })
+        // A deadline far off is pending when the scheduler stops: it is dropped with its action.
+        final class Held: Sendable {}
+        weak var pending: Held?
+        do {
+            let held = Held()
+            pending = held
+            scheduler.schedule(.engine(channel: 1), at: start + 3_600_000 * millisecond) { _ = held }
         }
-        usleep(50_000)
+        #expect(pending != nil)
         scheduler.stop()
+        #expect(pending == nil, "a stopped scheduler still holds an action")
         #expect(fired.withLock { $0 } == ["heartbeat", "sweep", "engine"])
-        // After `stop` nothing is scheduled any more.
-        scheduler.schedule(.heartbeat, at: MonotonicClock.nanoseconds(), action: record("after stop"))
-        usleep(20_000)
-        #expect(fired.withLock { $0.count } == 3)
+        // After `stop` nothing is scheduled any more: the action is not kept, so it can never run.
+        weak var late: Held?
+        do {
+            let held = Held()
+            late = held
+            scheduler.schedule(.heartbeat, at: MonotonicClock.nanoseconds()) { _ = held }
+        }
+        #expect(late == nil, "a stopped scheduler took an action")
+        #expect(fired.withLock { $0 }.count == 3)
     }
 }
 

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import OverlayService
@@ -36,11 +37,11 @@ struct HealthCheckTests {
     /// The process exits 0 when the server answers and 1 when nothing does.
     @Test func processExitCodes() throws {
         let live = try LiveServer()
-        let healthy = try ProcessTests.Child(["--healthcheck", "--port", String(live.port)])
-        #expect(healthy.exitStatus(within: 10) == 0)
+        let healthy = try ChildProcess.overlayd(["--healthcheck", "--port", String(live.port)])
+        #expect(healthy.exitStatus() == 0)
         let port = live.port
         live.server.stop(grace: 0)
-        let unhealthy = try ProcessTests.Child(["--healthcheck", "--port", String(port)])
-        #expect(unhealthy.exitStatus(within: 10) == 1)
+        let unhealthy = try ChildProcess.overlayd(["--healthcheck", "--port", String(port)])
+        #expect(unhealthy.exitStatus() == 1)
     }
 }

@@ -13,50 +13,32 @@ import Testing
 /// floods of wrong tokens, too many connections. The server stays healthy and its state intact.
 @Suite("Hostile clients")
 struct HostileClientTests {
-    /// Milliseconds since `start`.
-    static func milliseconds(since start: Double) -> Double { (MonotonicSeconds.now() - start) * 1000 }
-
-    /// Waits up to `seconds` for the server to close `socket`; the time it took, or nil if it
-    /// stayed open. Data the server sends first (an error response) is skipped.
-    static func closed(_ socket: Int32, within seconds: Double) -> Double? {
-        let start = MonotonicSeconds.now()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while MonotonicSeconds.now() - start < seconds {
-            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, 50)
-            guard ready > 0 else { continue }
-            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            if count == 0 || (count < 0 && errno != EAGAIN && errno != EINTR) { return MonotonicSeconds.now() - start }
-        }
-        return nil
-    }
-
     /// 50 slowloris connections (30 trickling a head one byte every 200 ms, 20 holding an
-    /// unfinished head) while 200 ordinary requests are answered, each well within a second.
+    /// unfinished head) while 200 ordinary requests are answered, all of them while the slow
+    /// connections are still open. (How fast, `bench/latency` measures.)
     @Test func slowlorisDoesNotStarveOthers() throws {
-        let live = try LiveServer()
+        // Only a real failure would hold the 200 requests as long as this idle timeout.
+        let live = try LiveServer { $0.connectionTimeout = 3600 }
         let head = Array("POST /messages HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nX-Slow: ".utf8)
         var trickling: [Int32] = []
         var holding: [Int32] = []
-        for _ in 0..<30 { trickling.append(try TestClient.connect(port: live.port)) }
+        for _ in 0..<30 { trickling.append(try Loopback.connect(port: live.port)) }
         for _ in 0..<20 {
-            let socket = try TestClient.connect(port: live.port)
-            try TestClient.write(socket, Array("GET /overlay HTTP/1.1\r\nHost: x\r\nX-Never: ".utf8))
+            let socket = try Loopback.connect(port: live.port)
+            try Loopback.write(socket, Array("GET /overlay HTTP/1.1\r\nHost: x\r\nX-Never: ".utf8))
             holding.append(socket)
         }
         defer { (trickling + holding).forEach { close($0) } }
 
         let done = Atomic<Bool>(false)
         let sockets = trickling
-        let latencies = Mutex([Double]())
         let failures = Mutex([String]())
         onThreads(2) { index in
             if index == 0 {
-                // The slow clients: a byte each every 200 ms, for at least 2 s and until the
-                // ordinary requests are done.
-                let start = MonotonicSeconds.now()
+                // The slow clients: a byte each every 200 ms (their pace, not a wait for anything)
+                // until the ordinary requests are done.
                 var offset = 0
-                while !done.load(ordering: .acquiring) || MonotonicSeconds.now() - start < 2 {
+                while !done.load(ordering: .acquiring) {
                     let byte = offset < head.count ? head[offset] : UInt8(ascii: "a")
                     for socket in sockets {
                         _ = [byte].withUnsafeBytes { send(socket, $0.baseAddress, 1, Int32(MSG_NOSIGNAL)) }
@@ -67,59 +49,51 @@ struct HostileClientTests {
                 return
             }
             for request in 0..<200 {
-                let start = MonotonicSeconds.now()
                 let response =
                     request % 2 == 0
-                    ? try? TestClient.request("GET", "/overlay", port: live.port)
-                    : try? TestClient.request("POST", "/messages", port: live.port, body: "ordinary \(request)")
-                let elapsed = HostileClientTests.milliseconds(since: start)
-                latencies.withLock { $0.append(elapsed) }
+                    ? try? RawClient.request("GET", "/overlay", port: live.port)
+                    : try? RawClient.request("POST", "/messages", port: live.port, body: "ordinary \(request)")
                 if response == nil || ![200, 202].contains(response!.status) {
                     failures.withLock { $0.append("request \(request): \(response?.status ?? 0)") }
                 }
             }
             done.store(true, ordering: .releasing)
         }
-        let sorted = latencies.withLock { $0 }.sorted()
-        let median = sorted[sorted.count / 2]
-        let worst = sorted.last ?? 0
-        print("slowloris: 200 ordinary requests beside 50 slow connections: median \(median) ms, worst \(worst) ms")
         #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
-        #expect(worst < 1000, "latencies: median \(median) ms, worst \(worst) ms")
-        #expect(median < 100)
-        // The slow connections are still open (nothing but the idle timeout ends them) and the
-        // server answered every ordinary request meanwhile.
+        // The slow connections are still open (nothing but the idle timeout ends them): the
+        // ordinary requests were answered beside them, not after them.
+        #expect((trickling + holding).allSatisfy { !Loopback.isClosed($0) })
         #expect(try live.get("/healthz").status == 200)
         #expect(try live.get("/overlay").json["queued"]?.int == 99)
     }
 
-    /// `limits.connectionTimeout`: an idle connection, or one stuck in its head, is closed.
+    /// `limits.connectionTimeout`: an idle connection, or one stuck in its head, is closed; one
+    /// opened with it that keeps working is not cut off in the middle of its use.
     @Test func idleConnectionTimesOut() throws {
-        let live = try LiveServer { $0.connectionTimeout = 1 }
-        let idle = try TestClient.connect(port: live.port)
-        defer { close(idle) }
-        let stuck = try TestClient.connect(port: live.port)
-        defer { close(stuck) }
-        try TestClient.write(stuck, Array("GET /overlay HTTP/1.1\r\nHost: x\r\n".utf8))
-        let idleClosed = HostileClientTests.closed(idle, within: 5)
-        let stuckClosed = HostileClientTests.closed(stuck, within: 5)
-        let afterIdle = try #require(idleClosed, "the idle connection stayed open")
-        _ = try #require(stuckClosed, "the connection with half a head stayed open")
-        #expect(afterIdle > 0.5)
-        #expect(afterIdle < 3.5)
-        #expect(try live.get("/healthz").status == 200)
-
-        // A connection that keeps working is not cut off in the middle of its use.
-        let busy = try TestClient.connect(port: live.port)
-        defer { close(busy) }
-        for _ in 0..<3 {
-            try TestClient.write(busy, Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let count = buffer.withUnsafeMutableBytes { recv(busy, $0.baseAddress, $0.count, 0) }
-            #expect(count > 0)
-            #expect(String(decoding: buffer.prefix(max(0, count)), as: UTF8.self).hasPrefix("HTTP/1.1 200"))
-            usleep(400_000)
+        let live = try LiveServer { $0.connectionTimeout = 10 }
+        // The busy one first: were its time not renewed by its requests, it would be cut off
+        // before the idle one.
+        let busy = try RawClient(port: live.port)
+        let idle = try RawClient(port: live.port)
+        let stuck = try RawClient(port: live.port)
+        try stuck.send("GET /overlay HTTP/1.1\r\nHost: x\r\n")
+        // Request after request on the busy one until the idle one is closed.
+        var served = 0
+        let deadline = Deadline(after: patience)
+        while !idle.isClosed() && !deadline.hasPassed {
+            try busy.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            let response = try StopTests.readResponse(busy.socket)
+            #expect(response.status == 200)
+            served += 1
+            // A request every 50 ms: the busy client's pace, far inside the idle timeout.
+            usleep(50_000)
         }
+        #expect(idle.isClosed(), "the idle connection stayed open")
+        #expect(served > 0, "the idle connection was closed at once")
+        #expect(stuck.isClosed(within: patience), "the connection with half a head stayed open")
+        try busy.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(try StopTests.readResponse(busy.socket).status == 200)
+        #expect(try live.get("/healthz").status == 200)
     }
 
     /// A request head bigger than `limits.connectionMemoryBytes` is refused (by libmicrohttpd, with
@@ -136,8 +110,8 @@ struct HostileClientTests {
                 + (0..<(memory / 12)).map { "X-Many-\($0): value\r\n" }.joined() + "Content-Length: 2\r\n\r\nhi",
         ]
         for head in heads {
-            let raw = try TestClient.exchange(port: live.port, send: Array(head.utf8))
-            let response = try TestClient.parse(raw)
+            let raw = try RawClient.exchange(port: live.port, send: Array(head.utf8))
+            let response = try HTTPReply.parse(raw)
             #expect([400, 413, 414, 431].contains(response.status), "\(response.status) \(response.text)")
         }
         try live.expectUnchanged(since: before)
@@ -153,19 +127,18 @@ struct HostileClientTests {
     func endlessBodyCutOff(chunked: Bool) throws {
         let live = try LiveServer()
         let before = try live.observableState()
-        let socket = try TestClient.connect(port: live.port, timeoutSeconds: 5)
+        let socket = try Loopback.connect(port: live.port)
         defer { close(socket) }
         let head =
             chunked
             ? "POST /messages HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n"
             : "POST /messages HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000000000\r\n\r\n"
-        try TestClient.write(socket, Array(head.utf8))
+        try Loopback.write(socket, Array(head.utf8))
         let piece = Array(repeating: UInt8(ascii: "a"), count: 16 * 1024)
         let chunk = chunked ? Array("4000\r\n".utf8) + piece + [13, 10] : piece
         var sent = 0
         var cutOff = false
-        let start = MonotonicSeconds.now()
-        while sent < 64 << 20 && MonotonicSeconds.now() - start < 10 {
+        while sent < 64 << 20 {
             let count = chunk.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -174,12 +147,11 @@ struct HostileClientTests {
             }
             sent += count
         }
-        let received = TestClient.readAll(socket)
-        print("endless \(chunked ? "chunked" : "Content-Length") body: cut off after \(sent >> 10) KiB sent")
+        let received = Loopback.readAll(socket)
         #expect(cutOff, "still reading after \(sent >> 20) MiB")
         // The limit (16 KiB) plus 1 MiB read past it, plus what the sockets' buffers hold.
         #expect(sent < 16 << 20)
-        if !received.isEmpty, let response = try? TestClient.parse(received) {
+        if !received.isEmpty, let response = try? HTTPReply.parse(received) {
             #expect(response.status == 413)
         }
         try live.expectUnchanged(since: before)
@@ -208,8 +180,8 @@ struct HostileClientTests {
         onThreads(4) { thread in
             for (index, payload) in all.enumerated() where index % 4 == thread {
                 // A head left unfinished is closed by the idle timeout (1 s here).
-                let raw = (try? TestClient.exchange(port: live.port, send: payload, timeoutSeconds: 3)) ?? []
-                guard !raw.isEmpty, let response = try? TestClient.parse(raw) else { continue }
+                let raw = (try? RawClient.exchange(port: live.port, send: payload)) ?? []
+                guard !raw.isEmpty, let response = try? HTTPReply.parse(raw) else { continue }
                 #expect((400..<600).contains(response.status), "\(response.status) for \(payload.prefix(40))")
             }
         }
@@ -230,10 +202,9 @@ struct HostileClientTests {
         let live = try LiveServer.withTwoMessages()
         let before = try live.observableState()
         let smuggled = "POST /messages HTTP/1.1\r\nHost: x\r\nContent-Length: 8\r\n\r\nsmuggled"
-        let raw = try TestClient.exchange(
-            port: live.port, send: Array(("POST /messages HTTP/1.1\r\nHost: x\r\n" + framing + smuggled).utf8),
-            timeoutSeconds: 5)
-        let response = try TestClient.parse(raw)
+        let raw = try RawClient.exchange(
+            port: live.port, send: Array(("POST /messages HTTP/1.1\r\nHost: x\r\n" + framing + smuggled).utf8))
+        let response = try HTTPReply.parse(raw)
         expectError(response, status: 400, code: "bad_request")
         let text = String(decoding: raw, as: UTF8.self)
         #expect(text.ranges(of: "HTTP/1.1 ").count == 1, "\(text)")
@@ -241,7 +212,7 @@ struct HostileClientTests {
         // One length, given twice alike, is fine.
         let twice =
             "POST /messages HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello"
-        let accepted = try TestClient.parse(TestClient.exchange(port: live.port, send: Array(twice.utf8)))
+        let accepted = try HTTPReply.parse(RawClient.exchange(port: live.port, send: Array(twice.utf8)))
         #expect(accepted.status == 202)
     }
 
@@ -261,7 +232,7 @@ struct HostileClientTests {
                 let method = ["POST", "PATCH", "DELETE", "PUT"][attempt % 4]
                 let path = method == "PUT" ? "/orientation" : method == "POST" ? "/messages" : "/messages/1"
                 let status =
-                    (try? TestClient.request(
+                    (try? RawClient.request(
                         method, path, port: live.port, headers: [("Authorization", "Bearer \(guess)")],
                         body: method == "PUT" ? "landscapeLeft" : "guess"))?.status ?? 0
                 statuses.withLock { $0[status, default: 0] += 1 }
@@ -274,27 +245,47 @@ struct HostileClientTests {
     }
 
     /// `limits.connectionsPerClient` and `limits.connectionLimit`: connections past them are
-    /// refused; once some close, new ones are served.
-    @Test func connectionLimits() throws {
-        for perClient in [true, false] {
-            let live = try LiveServer {
-                if perClient { $0.connectionsPerClient = 4 } else { $0.connectionLimit = 4 }
-            }
-            var open: [Int32] = []
-            for _ in 0..<4 { open.append(try TestClient.connect(port: live.port)) }
-            // The server reads each one's (empty) head so that they count before the next comes.
-            usleep(100_000)
-            let raw = try TestClient.exchange(
-                port: live.port, send: Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8), timeoutSeconds: 1)
-            #expect(
-                raw.isEmpty || (try? TestClient.parse(raw))?.status == 503, "\(String(decoding: raw, as: UTF8.self))")
-            open.forEach { close($0) }
-            var served = false
-            for _ in 0..<50 where !served {
-                served = (try? TestClient.request("GET", "/healthz", port: live.port))?.status == 200
-                if !served { usleep(20_000) }
-            }
-            #expect(served, "per client: \(perClient)")
+    /// refused (closed unanswered, or 503), or past the whole server's limit possibly left
+    /// unaccepted in the kernel's queue while the server serves the others; once some close, new
+    /// ones are served.
+    @Test(arguments: [true, false])
+    func connectionLimits(perClient: Bool) throws {
+        let live = try LiveServer {
+            if perClient { $0.connectionsPerClient = 4 } else { $0.connectionLimit = 4 }
         }
+        let open = try (0..<4).map { _ in try RawClient(port: live.port) }
+        // The server has taken all four (a connection still in the kernel's queue has no inode
+        // yet), so that they count before the next comes.
+        #expect(
+            eventually { TCPTable().served(onPort: live.port, in: .established).filter { $0.inode != 0 }.count == 4 })
+        let fifth = try RawClient(port: live.port)
+        try fifth.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        if perClient {
+            let raw = fifth.receive()
+            #expect(fifth.isClosed(), "the fifth connection stayed open")
+            #expect(
+                raw.isEmpty || (try? HTTPReply.parse(raw))?.status == 503, "\(String(decoding: raw, as: UTF8.self))")
+        } else {
+            // Each of the four is served after the fifth has come, and the fifth is not then:
+            // it still waits to be accepted, or it was closed unanswered.
+            for client in open {
+                try client.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(try StopTests.readResponse(client.socket).status == 200)
+            }
+            let local = Loopback.port(of: fifth.socket)
+            let waiting = TCPTable().served(onPort: live.port, in: .established).filter { $0.remotePort == local }
+            if waiting.isEmpty {
+                let raw = fifth.receive()
+                #expect(fifth.isClosed(), "the fifth connection was taken and kept")
+                #expect(
+                    raw.isEmpty || (try? HTTPReply.parse(raw))?.status == 503,
+                    "\(String(decoding: raw, as: UTF8.self))")
+            } else {
+                #expect(waiting.allSatisfy { $0.inode == 0 }, "the fifth was taken: \(waiting)")
+            }
+        }
+        open.forEach { $0.close() }
+        let served = eventually { (try? RawClient.request("GET", "/healthz", port: live.port))?.status == 200 }
+        #expect(served)
     }
 }

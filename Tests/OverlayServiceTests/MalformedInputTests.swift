@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import OverlayService
@@ -94,9 +95,9 @@ struct MalformedInputTests {
     func rawBytes(_ input: RawInput) throws {
         let live = try LiveServer.withTwoMessages { $0.connectionTimeout = 1 }
         let before = try live.observableState()
-        let raw = try TestClient.exchange(port: live.port, send: input.bytes, timeoutSeconds: 3)
+        let raw = try RawClient.exchange(port: live.port, send: input.bytes)
         if !raw.isEmpty {
-            let response = try TestClient.parse(raw)
+            let response = try HTTPReply.parse(raw)
             #expect(input.allowed.contains(response.status), "answered \(response.status)")
         }
         try live.expectUnchanged(since: before)
@@ -163,10 +164,10 @@ struct MalformedInputTests {
         var sockets: [Int32] = []
         defer { sockets.forEach { _ = close($0) } }
         for index in 0..<20 {
-            let socket = try TestClient.connect(port: live.port)
+            let socket = try Loopback.connect(port: live.port)
             sockets.append(socket)
             if index % 2 == 0 {
-                try TestClient.write(
+                try Loopback.write(
                     socket, Array("POST /messages HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\nab".utf8))
             }
         }
@@ -182,7 +183,7 @@ struct MalformedInputTests {
         let one = "POST /messages HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nthird"
         let two = "POST /messages HTTP/1.1\r\nHost: x\r\nContent-Length: 6\r\n\r\nfourth"
         let three = "GET /messages HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-        let raw = try TestClient.exchange(port: live.port, send: Array((one + two + three).utf8))
+        let raw = try RawClient.exchange(port: live.port, send: Array((one + two + three).utf8))
         let text = String(decoding: raw, as: UTF8.self)
         #expect(text.components(separatedBy: "HTTP/1.1 202").count == 3)
         #expect(text.contains("Location: /messages/3"))

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import OverlayService
@@ -210,11 +211,12 @@ struct OverlayAPITests {
         #expect(samples[#"overlayd_overlay_phase{channel="default",phase="hidden"}"#] == 0)
         // Responses are counted when each exchange completes, just after the client has the answer.
         var counted = samples[#"overlayd_http_responses_total{status="202"}"#]
-        for _ in 0..<100 where counted != 2 {
-            usleep(10_000)
-            counted = Self.sample(try live.get("/metrics").text, #"overlayd_http_responses_total{status="202"}"#)
-        }
-        #expect(counted == 2)
+        #expect(
+            try eventually {
+                if counted == 2 { return true }
+                counted = Self.sample(try live.get("/metrics").text, #"overlayd_http_responses_total{status="202"}"#)
+                return counted == 2
+            }, "counted \(counted ?? -1)")
         #expect(Self.sample(try live.get("/metrics").text, #"overlayd_http_responses_total{status="422"}"#) == 1)
     }
 

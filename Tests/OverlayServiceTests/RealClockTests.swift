@@ -1,4 +1,5 @@
 import OverlayEngine
+import TestSupport
 import Testing
 
 @testable import OverlayService
@@ -33,14 +34,13 @@ struct RealClockTests {
 
         var phases: [String] = []
         var last = JSONValue.null
-        let start = MonotonicSeconds.now()
-        while MonotonicSeconds.now() - start < 5 {
+        let hidden = try eventually {
             last = try live.overlay()
             let phase = last["phase"]?.string ?? "?"
             if phases.last != phase { phases.append(phase) }
-            if phase == "hidden" && phases.count > 1 { break }
-            usleep(5_000)
+            return phase == "hidden" && phases.count > 1
         }
+        #expect(hidden, "phases seen: \(phases)")
         #expect(phases.last == "hidden", "phases seen: \(phases)")
         // Polling may miss a short phase, but never sees them out of order.
         let order = ["showing", "visible", "hiding", "hidden"]
@@ -63,50 +63,55 @@ struct RealClockTests {
 
     /// A deadline that moves later is not handed to the scheduler at once: the earlier one fires,
     /// reaches nothing, and hands over the next. Each of a run of immediate messages ends when its
-    /// own time is up, not at an older message's end and not much later.
+    /// own time is up, not at an older message's end, and the scheduler does end it (nothing else
+    /// reads the overlay meanwhile).
     @Test func deadlinesThatMoveLaterStillFire() throws {
-        let live = try Self.server(animations: 0.05, info: 0.15)
+        // The first message is displayed from 0.05 s to 10.05 s (long enough for this test to
+        // post the second meanwhile on a loaded machine); the second ends 10 s after it is
+        // posted, so always after the first's end.
+        let live = try Self.server(animations: 0.05, info: 10)
         #expect(try live.request("POST", "/messages", body: "first").status == 202)
-        usleep(100_000)
-        // Replaces the first during its display: its end (0.45 s on) is later than the first's.
+        #expect(try eventually { try live.overlay()["phase"]?.string == "visible" })
+        let stream = try StreamClient.events(port: live.port)
+        let current = try #require(stream.nextEvent()?.version)
+        // Replaces the first during its display: its end is later than the first's.
         let second = try live.request(
-            "POST", "/messages", body: #"{"text": "second", "immediate": true, "duration": 0.4}"#)
+            "POST", "/messages", body: #"{"text": "second", "immediate": true, "duration": 10}"#)
         #expect(second.status == 202)
         let id = try #require(second.json["id"]?.int)
-        let version = try #require(live.overlay()["version"]?.int)
-        // A long-poll reads nothing until the version moves: only the scheduler can end the
-        // message now (a plain read would reach its end itself). The first message's stale
-        // deadline changes nothing, so the next version is the second's end.
-        let start = MonotonicSeconds.now()
-        let woken = try live.get("/overlay?wait=3&since=\(version)")
-        let waited = MonotonicSeconds.now() - start
-        #expect(woken.status == 200)
-        #expect(woken.json["phase"]?.string == "hiding")
-        // Its 0.4 s from the post, give or take the scheduler's wake-up.
-        #expect(waited > 0.25 && waited < 1.0, "woken after \(waited) s")
+        // Nothing reads the overlay now: only the scheduler moves it, and the stream shows each
+        // change. The first message's stale deadline changes nothing, so after the post come the
+        // second's end and its hide's end; without the handover nothing would come at all.
+        let events = stream.events(through: current + 3)
+        #expect(events.compactMap(\.version) == [current + 1, current + 2, current + 3])
+        #expect(events.map { $0.json["phase"]?.string } == ["visible", "hiding", "hidden"])
+        #expect(events.first?.json["message"]?["text"]?.string == "second")
         let message = try live.get("/messages/\(id)").json
         #expect(message["state"]?.string == "done")
         let displayStartedAt = try #require(message["displayStartedAt"]?.number)
         let endedAt = try #require(message["endedAt"]?.number)
-        #expect(abs(endedAt - displayStartedAt - 0.4) < 1e-9)
+        #expect(abs(endedAt - displayStartedAt - 10) < 1e-9)
     }
 
     /// An answer is shared with the reads that follow it for at most a millisecond: a read's
-    /// `now` is never more than that before a clock reading taken just before the request.
+    /// `now` is never more than that before a clock reading taken just before the request, and a
+    /// read made once the server's clock has moved a millisecond past the last answer is fresh.
     @Test func sharedAnswersAreAtMostAMillisecondOld() throws {
         let live = try LiveServer(clock: .real)
         #expect(ServiceClock.sharedReadWindow == .seconds(0.001))
-        var nows: Set<Double> = []
+        var last: Double?
         for round in 0..<200 {
+            if let last, round % 2 == 1 {
+                // The server's own clock, not this process's, decides when the window is over.
+                #expect(try eventually { try #require(live.get("/clock").json["now"]?.number) >= last + 0.001 })
+            }
             let clock = try #require(live.get("/clock").json["now"]?.number)
             let overlay = try live.overlay()
             let now = try #require(overlay["now"]?.number)
             #expect(now > clock - 0.001, "round \(round): now \(now), the clock read before it \(clock)")
-            nows.insert(now)
-            usleep(UInt32(round % 3) * 700)
+            if let last, round % 2 == 1 { #expect(now > last, "round \(round): an answer older than the window") }
+            last = now
         }
-        // Reads 1.4 ms apart cannot share: many answers were fresh.
-        #expect(nows.count >= 60)
     }
 
     /// The rule itself: the real clock shares for less than the window and never backwards; the
@@ -129,26 +134,16 @@ struct RealClockTests {
         let live = try Self.server(animations: 0.02, info: 0.1)
         #expect(try live.request("POST", "/messages", body: "one").status == 202)
         #expect(try live.request("POST", "/messages", body: "two").status == 202)
-        let start = MonotonicSeconds.now()
         var state = ""
-        while MonotonicSeconds.now() - start < 5 {
-            state = try live.get("/messages/2").json["state"]?.string ?? "?"
-            if state == "done" { break }
-            usleep(5_000)
-        }
+        #expect(
+            try eventually {
+                state = try live.get("/messages/2").json["state"]?.string ?? "?"
+                return state == "done"
+            })
         #expect(state == "done")
         #expect(try live.get("/messages/1").json["state"]?.string == "done")
         let first = try live.get("/messages/1").json["endedAt"]?.number
         let second = try live.get("/messages/2").json["displayStartedAt"]?.number
         #expect(first != nil && first == second)
-    }
-}
-
-/// Seconds on the monotonic clock, for test timeouts.
-enum MonotonicSeconds {
-    static func now() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 }

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import OverlayService
@@ -38,18 +39,18 @@ struct StatusBarReadersTests {
     /// A long-poll parked on the current version wakes when the bar is hidden.
     @Test func longPollWakes() throws {
         let live = try LiveServer()
-        let waiter = try StreamClient(port: live.port, path: "/overlay?wait=10&since=0")
+        let waiter = try StreamClient(port: live.port, path: "/overlay?wait=60&since=0")
         #expect(try live.waitForMetric("overlayd_long_poll_waiters", toBe: 1))
         #expect(try live.request("PUT", "/statusbar", body: #"{"hidden": true, "animation": "slide"}"#).status == 200)
-        let answer = try waiter.response(timeout: 5)
+        let answer = try waiter.response()
         #expect(answer.status == 200)
         #expect(answer.json["version"]?.int == 1)
         #expect(answer.json["held"]?.bool == true)
         // The end of the bar's slide wakes the next one.
-        let next = try StreamClient(port: live.port, path: "/overlay?wait=10&since=1")
+        let next = try StreamClient(port: live.port, path: "/overlay?wait=60&since=1")
         #expect(try live.waitForMetric("overlayd_long_poll_waiters", toBe: 1))
         try live.advance(0.25)
-        let ended = try next.response(timeout: 5)
+        let ended = try next.response()
         #expect(ended.json["version"]?.int == 2)
         #expect(ended.json["statusBar"]?["offset"]?.number == -20)
     }

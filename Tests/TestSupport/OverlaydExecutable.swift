@@ -28,4 +28,27 @@ public enum OverlaydExecutable {
         }
         return found
     }
+
+    /// The port of overlayd's start-up line (`… listening … port=N`) in `text`, once it is there.
+    public static func listeningPort(in text: String) -> Int? {
+        guard
+            let line = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+                .first(where: { $0.contains("listening") }),
+            let field = line.split(separator: " ").first(where: { $0.hasPrefix("port=") })
+        else { return nil }
+        return Int(field.dropFirst("port=".count))
+    }
+}
+
+extension ChildProcess {
+    /// The port an overlayd child listens on, from its start-up line on stderr; nil if it exits
+    /// (or says nothing) first.
+    public func listeningPort(within seconds: Double = patience) -> Int? {
+        let deadline = Deadline(after: seconds)
+        while true {
+            if let port = OverlaydExecutable.listeningPort(in: errorText) { return port }
+            if !isRunning || deadline.hasPassed { return OverlaydExecutable.listeningPort(in: errorText) }
+            usleep(2_000)
+        }
+    }
 }

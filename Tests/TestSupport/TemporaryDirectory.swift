@@ -22,7 +22,7 @@ public final class TemporaryDirectory: Sendable {
     @discardableResult
     public func write(_ name: String, _ text: String) throws -> String {
         let file = path + "/" + name
-        let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw TestSupportError("open \(name) failed: errno \(errno)") }
         defer { close(descriptor) }
         let bytes = Array(text.utf8)
@@ -30,6 +30,26 @@ public final class TemporaryDirectory: Sendable {
             throw TestSupportError("write \(name) failed")
         }
         return file
+    }
+
+    /// The text of the file `name` in this directory ("" if there is none yet).
+    public func read(_ name: String) -> String {
+        TemporaryDirectory.read(path + "/" + name)
+    }
+
+    /// The text of the file at `path` ("" if it cannot be read).
+    public static func read(_ path: String) -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return "" }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { return String(decoding: bytes, as: UTF8.self) }
+            bytes += buffer[..<count]
+        }
     }
 
     /// `rm -rf`, restoring permissions on the way so that a chmod 000 test leaves nothing behind.

@@ -19,26 +19,18 @@ struct CommandRun {
     }
 
     /// Runs the built executable (or `shell`) with `arguments`, `environment` (PATH only
-    /// besides) and `input` on standard input; kills it after `timeout` seconds.
+    /// besides) and `input` on standard input; killed if it has not ended within `timeout`
+    /// seconds (a command that hangs).
     init(
         _ arguments: [String], shell: String? = nil, environment: [String: String] = [:], input: String = "",
-        timeout: Double = 20
+        timeout: Double = patience
     ) throws {
         let directory = try TemporaryDirectory()
         let stdin = try directory.write("stdin", input)
-        let pid = try Spawn.start(
-            try shell ?? OverlaydExecutable.path(), arguments,
-            environment: ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }, input: stdin,
-            output: directory.path + "/stdout", errors: directory.path + "/stderr")
-        Children.started(pid)
-        defer { Children.ended(pid) }
-        if let status = Spawn.exitStatus(pid, within: timeout) {
-            self.status = status
-        } else {
-            Spawn.end(pid)
-            self.status = -SIGKILL
-        }
-        output = directory.read("stdout")
-        errors = directory.read("stderr")
+        let process = try ChildProcess(
+            try shell ?? OverlaydExecutable.path(), arguments, environment: environment, input: stdin)
+        status = process.exitStatus(within: timeout) ?? process.stop(signal: SIGKILL)
+        output = process.outputText
+        errors = process.errorText
     }
 }

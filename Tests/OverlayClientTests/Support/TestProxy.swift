@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -43,20 +44,7 @@ final class TestProxy: @unchecked Sendable {
     init(upstream: Int, events: Events) throws {
         self.upstream = upstream
         self.events = events
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.listener = listener
-        var address = Self.loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, listen(listener, 64) == 0 else { throw TestFailure(description: "proxy cannot listen") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        (listener, port) = try Loopback.listen()
         Thread.detachNewThread { [self] in accepting() }
     }
 
@@ -68,17 +56,9 @@ final class TestProxy: @unchecked Sendable {
 
     var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
-    private static func loopback(port: UInt16) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        return address
-    }
-
     private func accepting() {
         while true {
-            let client = accept(listener, nil, nil)
+            let client = Loopback.accept(listener)
             guard client >= 0 else { return }
             Thread.detachNewThread { [self] in serve(client) }
         }
@@ -119,20 +99,16 @@ final class TestProxy: @unchecked Sendable {
 
     /// Passes the request on with `Connection: close` and the answer back, then closes both.
     private func relay(_ request: [UInt8], from client: Int32, stream: Bool) {
-        let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard let server = try? Loopback.connect(port: upstream, receiveTimeout: nil, sendTimeout: nil) else {
+            close(client)
+            return
+        }
         if stream { lock.withLock { streams.append((client, server)) } }
         defer {
             lock.withLock { streams.removeAll { $0 == (client, server) } }
             close(client)
             close(server)
         }
-        var address = Self.loopback(port: UInt16(upstream))
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { return }
         var text = String(decoding: request, as: UTF8.self)
         text = text.replacingOccurrences(of: "\r\nConnection: keep-alive", with: "", options: .caseInsensitive)
         text = text.replacingOccurrences(

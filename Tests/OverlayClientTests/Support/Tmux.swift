@@ -9,11 +9,7 @@ import TestSupport
 /// in a real terminal: start a command in a detached session, type keys, and read the screen back.
 final class Tmux: @unchecked Sendable {
     /// tmux on PATH, if it is installed.
-    static let executable: String? = {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return (path.split(separator: ":").map { "\($0)/tmux" } + ["/usr/bin/tmux"])
-            .first { access($0, X_OK) == 0 }
-    }()
+    static let executable = ChildProcess.find("tmux")
 
     /// tmux's own environment, whatever the test runner's is: without a TERM it leaves a pane's
     /// alternate screen without restoring the screen under it, and without a UTF-8 locale it
@@ -34,7 +30,8 @@ final class Tmux: @unchecked Sendable {
         directory = try TemporaryDirectory()
         try run(["new-session", "-d", "-s", "watch", "-x", String(columns), "-y", String(rows), command])
         server = pid_t(try run(["display-message", "-p", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines))
-        if let server { Children.started(server) }
+        // tmux's server is not this process's child: it is killed at exit all the same.
+        if let server { ChildProcess.killAtExit(server) }
     }
 
     /// `init`, off the shared pool.
@@ -50,21 +47,17 @@ final class Tmux: @unchecked Sendable {
 
     deinit {
         _ = try? run(["kill-server"])
-        if let server { Children.ended(server) }
+        if let server { ChildProcess.forget(server) }
     }
 
     /// Runs `tmux -S socket -f /dev/null arguments…` and answers what it printed.
     @discardableResult
     func run(_ arguments: [String]) throws -> String {
-        guard let executable = Self.executable else { throw TestFailure(description: "tmux is not installed") }
-        let name = "out-" + UUID().uuidString
-        let pid = try Spawn.start(
-            executable, ["-S", socket, "-f", "/dev/null"] + arguments,
-            environment: Self.environment, output: directory.path + "/" + name,
-            closingOthers: true)
-        if Spawn.exitStatus(pid, within: 30) == nil { Spawn.end(pid) }
-        defer { unlink(directory.path + "/" + name) }
-        return directory.read(name)
+        guard let executable = Self.executable else { throw TestSupportError("tmux is not installed") }
+        let client = try ChildProcess(
+            executable, ["-S", socket, "-f", "/dev/null"] + arguments, environment: Self.environment)
+        if client.exitStatus() == nil { client.stop(signal: SIGKILL) }
+        return client.outputText
     }
 
     /// The screen as text (`capture-pane -p`), or with its colour escapes (`-e`).

@@ -1,4 +1,5 @@
 import Synchronization
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -36,10 +37,10 @@ final class CaptureEndpoint: Sendable {
     private let core: Core
 
     init(answer: Answer = .status(201)) throws {
-        let (socket, port) = try Sockets.listen()
+        let (socket, port) = try Loopback.listen()
         self.port = port
         core = Core(listener: socket, answer: answer)
-        Threads.spawn { [core] in core.acceptLoop() }
+        onDetachedThread { [core] in core.acceptLoop() }
     }
 
     /// The endpoint's threads hold the core, not the endpoint: releasing the endpoint stops them.
@@ -91,7 +92,7 @@ private final class Core: Sendable {
 
     func acceptLoop() {
         while true {
-            let socket = accept(listener, nil, nil)
+            let socket = Loopback.accept(listener)
             guard socket >= 0 else {
                 if errno == EINTR { continue }
                 close(listener)
@@ -106,7 +107,7 @@ private final class Core: Sendable {
                 close(socket)
                 continue
             }
-            Threads.spawn { [self] in self.serve(socket, connection: number) }
+            onDetachedThread { [self] in self.serve(socket, connection: number) }
         }
     }
 
@@ -117,7 +118,7 @@ private final class Core: Sendable {
             // One request: the head, then Content-Length bytes.
             var request: Request?
             while request == nil {
-                if let end = Sockets.index(of: [13, 10, 13, 10], in: raw) {
+                if let end = Bytes.index(of: Bytes.headEnd, in: raw) {
                     let lines = String(decoding: raw[..<end], as: UTF8.self).split(separator: "\r\n").map(String.init)
                     let parts = (lines.first ?? "").split(separator: " ").map(String.init)
                     let headers = lines.dropFirst().compactMap { line -> (String, String)? in
@@ -133,7 +134,7 @@ private final class Core: Sendable {
                         break
                     }
                 }
-                guard let bytes = Sockets.read(socket, milliseconds: 100) else {
+                guard let bytes = Loopback.read(socket, milliseconds: 100) else {
                     if state.withLock({ $0.stopped }) { return }
                     continue
                 }
@@ -162,7 +163,7 @@ private final class Core: Sendable {
             }
             let body = "{}"
             let head = "HTTP/1.1 \(status) X\r\nContent-Type: text/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
-            guard (try? Sockets.write(socket, Array((head + body).utf8))) != nil else { return }
+            guard (try? Loopback.write(socket, Array((head + body).utf8))) != nil else { return }
         }
     }
 }

@@ -1,8 +1,5 @@
 import OverlayService
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import TestSupport
 
 /// overlayd's server in this process on a free port, manual clock and ephemeral unless told.
 final class LiveOverlayd: Sendable {
@@ -25,8 +22,8 @@ final class LiveOverlayd: Sendable {
         server.stop(grace: 1)
     }
 
-    func request(_ method: String, _ path: String, body: String? = nil) throws -> Reply {
-        try HTTP.request(
+    func request(_ method: String, _ path: String, body: String? = nil) throws -> HTTPReply {
+        try RawClient.request(
             method, path, port: port, headers: body == nil ? [] : [("Content-Type", "application/json")], body: body)
     }
 
@@ -39,12 +36,12 @@ final class LiveOverlayd: Sendable {
         ).status
     }
 
-    func overlay(_ channel: String) throws -> Reply { try request("GET", "/channels/\(channel)/overlay") }
+    func overlay(_ channel: String) throws -> HTTPReply { try request("GET", "/channels/\(channel)/overlay") }
 
     func version(_ channel: String) throws -> Int {
         let body = try overlay(channel).body
         guard case .object(let members) = try JSONParser.parse(body), case .number(let version)? = members["version"]
-        else { throw SupportError("no version in \(String(decoding: body, as: UTF8.self))") }
+        else { throw TestSupportError("no version in \(String(decoding: body, as: UTF8.self))") }
         return Int(version)
     }
 
@@ -56,6 +53,11 @@ final class LiveOverlayd: Sendable {
         }
         return nil
     }
+}
+
+extension StreamBlock {
+    /// The overlay version in the data (nchan's ids are its own, not versions).
+    var overlayVersion: Int? { data.flatMap(version(ofJSON:)) }
 }
 
 /// The `version` of an overlay JSON text.

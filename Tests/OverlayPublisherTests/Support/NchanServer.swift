@@ -12,7 +12,7 @@ final class NchanServer: @unchecked Sendable {
 
     /// nginx, the nchan module and redis-server are installed.
     static var isAvailable: Bool {
-        executableExists("nginx") && access(module, R_OK) == 0 && executableExists("redis-server")
+        ChildProcess.find("nginx") != nil && access(module, R_OK) == 0 && ChildProcess.find("redis-server") != nil
     }
 
     /// CI sets OVERLAYD_REQUIRE_NCHAN=1: there a missing nginx fails the tests instead of skipping them.
@@ -32,8 +32,8 @@ final class NchanServer: @unchecked Sendable {
         // nginx's workers run as an unprivileged user when the test runs as root: they must reach
         // the directory.
         chmod(directory.path, 0o755)
-        port = try Sockets.freePort()
-        redisPort = try Sockets.freePort()
+        port = try Loopback.freePort()
+        redisPort = try Loopback.freePort()
         try directory.write("nginx.conf", configuration())
         try startRedis()
         try startNginx()
@@ -54,14 +54,30 @@ final class NchanServer: @unchecked Sendable {
     var publishTemplate: String { "http://127.0.0.1:\(port)/pub/{channel}" }
 
     func startRedis() throws {
+        let log = directory.path + "/redis.log"
         redis = try ChildProcess(
+            try Self.program("redis-server"),
             [
-                "redis-server", "--port", "\(redisPort)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                "--dir", directory.path,
-            ], log: directory.path + "/redis.log")
-        guard eventually(within: 10, { (try? Sockets.connect(port: redisPort)).map { close($0) } != nil }) else {
-            throw SupportError("redis-server did not listen:\n" + readText(directory.path + "/redis.log"))
+                "--port", "\(redisPort)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir",
+                directory.path,
+            ], output: log, errors: log)
+        // Redis itself answers there: a PONG, not merely a connection something else accepted.
+        guard eventually({ Self.ping(redisPort) }) else {
+            throw TestSupportError("redis-server did not answer:\n" + TemporaryDirectory.read(log))
         }
+    }
+
+    /// Whether a Redis answers PING on `port`.
+    private static func ping(_ port: Int) -> Bool {
+        guard let client = try? RawClient(port: port, timeoutSeconds: 2), (try? client.send("PING\r\n")) != nil,
+            let reply = Loopback.read(client.socket, milliseconds: 2000)
+        else { return false }
+        return String(decoding: reply, as: UTF8.self).hasPrefix("+PONG")
+    }
+
+    private static func program(_ name: String) throws -> String {
+        guard let path = ChildProcess.find(name) else { throw TestSupportError("\(name) is not installed") }
+        return path
     }
 
     /// Kills Redis (all it held is lost: it runs without persistence).
@@ -72,20 +88,23 @@ final class NchanServer: @unchecked Sendable {
 
     func startNginx() throws {
         let readyBefore = readyLines
+        let log = directory.path + "/nginx.out"
         nginx = try ChildProcess(
-            ["nginx", "-p", directory.path, "-c", directory.path + "/nginx.conf"], log: directory.path + "/nginx.out")
+            try Self.program("nginx"), ["-p", directory.path, "-c", directory.path + "/nginx.conf"], output: log,
+            errors: log)
         // Ready once nchan says it has reached Redis (until then subscribers may be turned away)
-        // and the publisher location answers.
-        let ready = eventually(within: 15) {
+        // and the publisher location answers, from nginx itself.
+        let ready = eventually {
             guard readyLines > readyBefore,
-                let reply = try? HTTP.request("GET", "/pub/readiness", port: port, timeoutSeconds: 2)
+                let reply = try? RawClient.request(
+                    "GET", "/pub/readiness", port: port, halfClose: false, timeoutSeconds: 2)
             else { return false }
-            return reply.status != 503
+            return reply.status != 503 && reply.header("Server")?.hasPrefix("nginx") == true
         }
         guard ready else {
-            throw SupportError(
-                "nginx with nchan did not become ready:\n" + readText(directory.path + "/error.log")
-                    + readText(directory.path + "/nginx.out"))
+            throw TestSupportError(
+                "nginx with nchan did not become ready:\n" + TemporaryDirectory.read(directory.path + "/error.log")
+                    + TemporaryDirectory.read(log))
         }
     }
 
@@ -94,7 +113,7 @@ final class NchanServer: @unchecked Sendable {
         nginx = nil
     }
 
-    var errorLog: String { readText(directory.path + "/error.log") }
+    var errorLog: String { TemporaryDirectory.read(directory.path + "/error.log") }
 
     /// How often nchan has logged that its Redis upstream is ready.
     private var readyLines: Int {

@@ -16,15 +16,15 @@ extension TemporaryDirectory {
 
 enum Files {
     static func write(_ path: String, _ bytes: [UInt8]) throws {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard descriptor >= 0 else { throw TestClientError(description: "open \(path) failed: errno \(errno)") }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw TestSupportError("open \(path) failed: errno \(errno)") }
         defer { close(descriptor) }
         let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-        guard written == bytes.count else { throw TestClientError(description: "write \(path) failed") }
+        guard written == bytes.count else { throw TestSupportError("write \(path) failed") }
     }
 
     static func read(_ path: String) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var bytes: [UInt8] = []
@@ -72,20 +72,20 @@ final class AcceptedLog: Sendable {
     func stop() { stopped.store(true, ordering: .releasing) }
 }
 
-extension ProcessTests.Child {
+extension ChildProcess {
     /// overlayd on `directory` (manual clock, any port, no write rate limit, room for every message
     /// of a burst), with its port once it listens.
     static func daemon(
         on directory: String, configuration: ConfigurationFile, arguments: [String] = [],
         environment: [String: String] = [:]
-    ) throws -> (ProcessTests.Child, Int) {
-        let child = try ProcessTests.Child(
+    ) throws -> (ChildProcess, Int) {
+        let child = try ChildProcess.overlayd(
             [
                 "--port", "0", "--clock", "manual", "--data-dir", directory, "--config", configuration.path,
                 "--max-queue", "1000000",
             ] + arguments, environment: environment)
         guard let port = child.listeningPort() else {
-            throw TestClientError(description: "overlayd did not start: \(child.errorText)")
+            throw TestSupportError("overlayd did not start: \(child.errorText)")
         }
         return (child, port)
     }
@@ -113,7 +113,7 @@ func burst(
             sequence += 1
             let text = "round \(round) thread \(index) message \(sequence)"
             guard
-                let response = try? TestClient.request(
+                let response = try? RawClient.request(
                     "POST", "/messages", port: port, headers: [("Content-Type", "text/plain")], body: text)
             else {
                 // The server is gone: wait for the burst to end rather than spinning on connect.
@@ -134,7 +134,7 @@ func missing(_ accepted: [Accepted], port: Int) -> [String] {
     let threads = 4
     onThreads(threads) { index in
         for (offset, message) in accepted.enumerated() where offset % threads == index {
-            let response = try? TestClient.request("GET", "/messages/\(message.id)", port: port)
+            let response = try? RawClient.request("GET", "/messages/\(message.id)", port: port)
             if response?.status != 200 || response?.json["text"]?.string != message.text {
                 problems.withLock {
                     $0.append("\(message.id) \(message.text): \(response?.status ?? 0) \(response?.text ?? "")")
@@ -151,7 +151,7 @@ func expectNoneLostAfterRestart(
     _ accepted: [Accepted], directory: String, configuration: ConfigurationFile,
     sourceLocation: SourceLocation = #_sourceLocation
 ) throws {
-    let (restarted, port) = try ProcessTests.Child.daemon(on: directory, configuration: configuration)
+    let (restarted, port) = try ChildProcess.daemon(on: directory, configuration: configuration)
     let lost = missing(accepted, port: port)
     #expect(
         lost.isEmpty, "\(lost.count) of \(accepted.count) lost, first \(lost.prefix(3))", sourceLocation: sourceLocation

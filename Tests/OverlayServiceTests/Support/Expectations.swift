@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import OverlayService
@@ -13,7 +14,7 @@ import Testing
 /// and a body that is exactly `{"error": {"code", "message"[, "field"]}}` with this `code` and
 /// `field` (`nil`: no `field` member at all).
 func expectError(
-    _ response: TestResponse, status: Int, code: String, field: String? = nil,
+    _ response: HTTPReply, status: Int, code: String, field: String? = nil,
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
     #expect(response.status == status, "body: \(response.text)", sourceLocation: sourceLocation)

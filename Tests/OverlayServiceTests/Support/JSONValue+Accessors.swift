@@ -1,0 +1,54 @@
+import OverlayService
+import TestSupport
+
+// The service's own JSON parser read from the tests' side: a response body or an event's data
+// as a JSON value, and the accessors that pick it apart.
+
+extension HTTPReply {
+    /// The body parsed as JSON, or `.null` when it is not JSON.
+    var json: JSONValue { (try? JSONParser.parse(body)) ?? .null }
+
+    /// The `error.code` of an error body.
+    var errorCode: String? { json["error"]?["code"]?.string }
+}
+
+extension StreamBlock {
+    /// The event's data parsed as JSON, or `.null`.
+    var json: JSONValue { data.flatMap { try? JSONParser.parse(Array($0.utf8)) } ?? .null }
+}
+
+extension JSONValue {
+    subscript(key: String) -> JSONValue? {
+        if case .object(let members) = self { return members[key] }
+        return nil
+    }
+
+    subscript(index: Int) -> JSONValue? {
+        if case .array(let elements) = self, elements.indices.contains(index) { return elements[index] }
+        return nil
+    }
+
+    var string: String? {
+        if case .string(let text) = self { return text }
+        return nil
+    }
+
+    var number: Double? {
+        if case .number(let number) = self { return number }
+        return nil
+    }
+
+    var int: Int? { number.map { Int($0) } }
+
+    var bool: Bool? {
+        if case .bool(let flag) = self { return flag }
+        return nil
+    }
+
+    var array: [JSONValue]? {
+        if case .array(let elements) = self { return elements }
+        return nil
+    }
+
+    var isNull: Bool { self == .null }
+}
