@@ -24,6 +24,7 @@ enum overlayd_head_problem {
     OVERLAYD_HEAD_CONTROL_CHARACTER,    /* a control character (bare CR) in a header value: 400 */
     OVERLAYD_HEAD_BARE_LF,              /* a line ended by LF alone: 400 */
     OVERLAYD_HEAD_NUL,                  /* a NUL inside a header line: 400 */
+    OVERLAYD_HEAD_NO_HOST,              /* an HTTP/1.1 request without Host (RFC 9112 §3.2): 400 */
 };
 
 /* The headers the service reads on most requests, found by the same walk over the head that
@@ -226,6 +227,10 @@ static inline overlayd_head overlayd_mhd_check_head(
         head.coding = s.coding;
         head.coding_size = s.coding_size;
     }
+    /* MHD 0.9.75: it serves an HTTP/1.1 request that names no Host. */
+    if (head.problem == OVERLAYD_HEAD_OK && version != NULL && strcmp(version, "HTTP/1.1") == 0 &&
+        !head.known.found[OVERLAYD_KNOWN_HOST])
+        head.problem = OVERLAYD_HEAD_NO_HOST;
     head.chunked = s.codings == 1;
     if (s.lengths > 0 && s.length_size > 0) {
         long long length = 0;

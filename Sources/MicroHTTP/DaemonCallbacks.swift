@@ -82,7 +82,13 @@ extension HTTPServer {
     ) -> MHD_Result {
         responder.started = true
         responder.method = method.map { String(cString: $0) } ?? ""
-        responder.path = url.map { String(cString: $0) } ?? "/"
+        let target = url.map { String(cString: $0) } ?? "/"
+        if let (authority, path) = HTTPServer.absoluteForm(target) {
+            responder.authority = authority
+            responder.path = path
+        } else {
+            responder.path = target
+        }
         if isDraining {
             // MHD 0.9.75: answered on the first call, so the connection is closed after it.
             return responder.refuse(connection, .stopping) ? .YES : .NO
@@ -100,6 +106,19 @@ extension HTTPServer {
         }
         responder.headJudged(head)
         return .YES
+    }
+
+    /// The authority and the path of a request target in absolute form (`http://host:8080/a`,
+    /// which a server must accept: RFC 9112 §3.2.2), or nil for any other (`/a`).
+    static func absoluteForm(_ target: String) -> (authority: String, path: String)? {
+        guard target.utf8.first != UInt8(ascii: "/") else { return nil }
+        let lowered = target.prefix(8).lowercased()
+        let scheme = lowered.hasPrefix("http://") ? 7 : lowered.hasPrefix("https://") ? 8 : 0
+        guard scheme > 0 else { return nil }
+        let rest = target.dropFirst(scheme)
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        let path = rest[slash...]
+        return (String(rest[..<slash]), path.isEmpty ? "/" : String(path))
     }
 
     /// libmicrohttpd is done with the request: it is counted and recorded, and its context let go.
@@ -141,6 +160,8 @@ extension HTTPServer {
             return .malformed("a header value holds a control character")
         case Int32(OVERLAYD_HEAD_BARE_LF.rawValue):
             return .malformed("a line ends with LF alone, not CR LF")
+        case Int32(OVERLAYD_HEAD_NO_HOST.rawValue):
+            return .malformed("an HTTP/1.1 request must name its Host")
         default:
             return .malformed("a header line holds a NUL")
         }

@@ -58,6 +58,9 @@ extension HTTPResponder {
     /// The first header with this name, while the handler runs; nil afterwards.
     func withHeader<Result>(_ name: String, _ body: (UnsafeRawBufferPointer?) -> Result) -> Result {
         guard lookupOpen.load(ordering: .acquiring), let connection else { return body(nil) }
+        if var authority, name.utf8.count == 4, name.lowercased() == "host" {
+            return authority.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+        }
         return headers.lookUp(name, on: connection, body)
     }
 

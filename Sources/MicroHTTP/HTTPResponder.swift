@@ -59,6 +59,9 @@ public final class HTTPResponder: @unchecked Sendable {
     var rawQuery: [UInt8] = []
     /// The query had more parameters than a request may carry.
     var tooManyParameters = false
+    /// The authority of a request target in absolute form (`GET http://host:port/path`), which
+    /// stands for the request's Host (RFC 9112 §3.2.2).
+    var authority: String?
     var body = RequestBody()
     var headers = RequestHeaders()
     /// When the request began, for the access record (0 without one).

@@ -38,10 +38,31 @@ public struct PublisherConfiguration: Hashable, Sendable {
         return nil
     }
 
-    /// The URL for `channel` (a valid channel name needs no escaping).
+    /// The URL for `channel`: its name percent-encoded as a path segment, so that whatever a
+    /// name holds stays inside the segment `{channel}` stands for (a valid name, which is never
+    /// `.` or `..`, encodes as itself).
     func url(for channel: String) -> String {
         let parts = urlTemplate.pieces(around: PublisherConfiguration.placeholder)
-        return parts.count == 2 ? parts[0] + channel + parts[1] : urlTemplate
+        return parts.count == 2 ? parts[0] + Self.pathSegment(channel) + parts[1] : urlTemplate
+    }
+
+    /// `text` percent-encoded but for RFC 3986's unreserved characters; `.` and `..` whole, as
+    /// they would otherwise be dot segments.
+    static func pathSegment(_ text: String) -> String {
+        if text == "." || text == ".." { return String(repeating: "%2E", count: text.count) }
+        var encoded = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".utf8)
+                encoded += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]], as: UTF8.self)
+            }
+        }
+        return encoded
     }
 }
 

@@ -75,7 +75,7 @@ public final class OverlayService: Sendable {
         overlays = OverlayHandlers(channels: channels, encoder: encoder)
         settings = SettingHandlers(channels: channels, encoder: encoder, devices: configuration.devices)
         statusBars = StatusBarHandlers(channels: channels, encoder: encoder, configuration: engine.statusBar)
-        clocks = ClockHandlers(clock: clock, channels: channels)
+        clocks = ClockHandlers(clock: clock, channels: channels, engine: engine)
         channelList = ChannelHandlers(channels: channels)
         serverInfo = ServerHandlers(
             clock: configuration.clock, endpoints: Router(routes: OverlayService.routes).endpoints, channels: channels,

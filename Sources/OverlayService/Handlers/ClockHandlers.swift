@@ -5,6 +5,19 @@ import OverlayEngine
 struct ClockHandlers: Sendable {
     let clock: ServiceClock
     let channels: ChannelRegistry
+    /// How far past the clock's time a deadline can fall: the longest display (or the stickiness
+    /// limit) and every animation. The clock never moves so far that such a deadline could not
+    /// be represented: past that, every message would end the moment it is posted.
+    let headroom: Interval
+
+    init(clock: ServiceClock, channels: ChannelRegistry, engine: EngineConfiguration) {
+        self.clock = clock
+        self.channels = channels
+        let longest = max(MessageRules.maximumDuration, engine.maxStickyDuration, engine.completeDuration)
+        headroom = Interval(
+            nanoseconds: longest.nanoseconds + engine.showDuration.nanoseconds + engine.hideDuration.nanoseconds
+                + engine.rotationDuration.nanoseconds + engine.statusBar.animationDuration.nanoseconds)
+    }
 
     func get() -> HTTPResponse {
         clockResponse(clock.now())
@@ -29,11 +42,23 @@ struct ClockHandlers: Sendable {
             throw .invalidField("to", "must be between 0 and \(Int(limit)) seconds")
         default: break
         }
+        // The latest time the clock may reach: a deadline `headroom` past it still fits.
+        let latest = Instant(nanoseconds: Int64.max - headroom.nanoseconds)
+        var refusal: APIError?
         let moved = clock.moveManual { now in
-            if let advance { return now + .seconds(advance) }
-            let to = Instant.seconds(target ?? 0)
-            return to >= now ? to : nil
+            let next = advance.map { now + .seconds($0) } ?? Instant.seconds(target ?? 0)
+            if next < now {
+                refusal = .invalidField("to", "cannot move the clock back")
+            } else if next > latest || (advance != nil && next.nanoseconds == Int64.max) {
+                let room = Int((latest.seconds - now.seconds).rounded(.down))
+                refusal = .invalidField(
+                    advance != nil ? "advance" : "to",
+                    "would take the clock past what it can count with room for a message's deadlines "
+                        + "(at most \(max(0, room)) seconds more)")
+            }
+            return refusal == nil ? next : nil
         }
+        if let refusal { throw refusal }
         guard let moved else { throw .invalidField("to", "cannot move the clock back") }
         for channel in channels.all { channel.advanceToNow() }
         return clockResponse(moved)

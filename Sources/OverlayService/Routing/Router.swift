@@ -129,7 +129,7 @@ struct Router: Sendable {
     }
 
     /// What a channel name must be, in a refusal's words.
-    static let channelNameRule = "must be 1 to 64 of A-Z a-z 0-9 . _ -"
+    static let channelNameRule = "must be 1 to 64 of A-Z a-z 0-9 . _ -, and not . or .."
     static let badChannelName = APIError.badRequest("channel \(channelNameRule)", field: "channel")
 
     /// The path's segments after the leading "/", without one trailing empty segment ("/a/" is
