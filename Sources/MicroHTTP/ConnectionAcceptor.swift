@@ -33,7 +33,7 @@ final class ConnectionAcceptor: Sendable {
     private let thread = Mutex<pthread_t?>(nil)
 
     /// A socket listening on `address` (port 0: one the kernel picks), accepting nothing yet.
-    init?(address: SocketAddress, connectionLimit: Int) {
+    init?(address: SocketAddress, connectionLimit: Int, sendBufferBytes: Int) {
         self.connectionLimit = connectionLimit
         let family = address.isIPv6 ? AF_INET6 : AF_INET
         let socket = Glibc.socket(
@@ -46,6 +46,8 @@ final class ConnectionAcceptor: Sendable {
         if address.isIPv6 {
             setsockopt(socket, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &on, socklen_t(MemoryLayout<Int32>.size))
         }
+        // Accepted sockets inherit it: no connection's kernel send queue grows past it.
+        if sendBufferBytes > 0 { ClientSocket.limitSendBuffer(socket, to: sendBufferBytes) }
         let bound = address.withSockaddr { pointer, length in bind(socket, pointer, length) == 0 }
         var ends: [Int32] = [-1, -1]
         guard bound, listen(socket, SOMAXCONN) == 0, overlayd_pipe(&ends) == 0 else {

@@ -86,7 +86,10 @@ public final class HTTPServer: Sendable {
         // is set where no pool thread can reach it.
         let connectionLimit = options.connectionLimit > 0 ? options.connectionLimit : Self.defaultConnectionLimit
         let threads = max(1, options.threads)
-        guard let acceptor = ConnectionAcceptor(address: address, connectionLimit: connectionLimit) else {
+        guard
+            let acceptor = ConnectionAcceptor(
+                address: address, connectionLimit: connectionLimit, sendBufferBytes: options.sendBufferBytes)
+        else {
             throw HTTPServerError.cannotStart(host: options.host, port: options.port)
         }
         self.acceptor = acceptor

@@ -22,6 +22,9 @@ public struct HTTPServerOptions: Sendable {
     /// a client that stops reading pins a bounded amount there too (`HTTPStream` bounds what waits
     /// in the process); 0 leaves the kernel's own sizing, which grows to megabytes.
     public var streamSendBufferBytes: Int = 0
+    /// About the most any connection holds in the kernel's send queue (set on the listening
+    /// socket, which every accepted one inherits); 0 leaves the kernel's own sizing.
+    public var sendBufferBytes: Int = 0
     /// Whether connections answered after a suspension are watched for a next request that
     /// libmicrohttpd's epoll loop leaves unread (see `ResumedConnectionWatch`); off only in tests.
     var watchesResumedConnections = true

@@ -26,6 +26,7 @@ public final class OverlayServer: Sendable {
         options.connectionsPerClient = configuration.connectionsPerClient
         options.connectionMemoryLimit = configuration.connectionMemoryBytes
         options.streamSendBufferBytes = configuration.streamSendBufferBytes
+        options.sendBufferBytes = configuration.sendBufferBytes
         options.recordsAddresses = configuration.accessLog
         options.responseHeaders = service.guardian.crossOrigin.responseHeaders
         options.originHeaders = service.guardian.crossOrigin.originHeaders

@@ -71,7 +71,7 @@ public final class OverlayService: Sendable {
                 devices: configuration.devices)
         }
         let channels = self.channels
-        messages = MessageHandlers(channels: channels, metrics: metrics)
+        messages = MessageHandlers(channels: channels, metrics: metrics, maxPageBytes: configuration.maxPageBytes)
         overlays = OverlayHandlers(channels: channels, encoder: encoder)
         settings = SettingHandlers(channels: channels, encoder: encoder, devices: configuration.devices)
         statusBars = StatusBarHandlers(channels: channels, encoder: encoder, configuration: engine.statusBar)

@@ -30,7 +30,8 @@ struct ReliabilityTests {
         #expect(Name.isValid("..."))
         #expect(Name.isValid(".hidden"))
         #expect(try live.get("/channels").json["channels"]?.array?.count == 1)
-        let devices = ConfigurationLoaderProbe.refusal(#"{"devices": {"..": {"width": 1, "height": 1, "statusBarHeight": 1}}}"#)
+        let devices = ConfigurationLoaderProbe.refusal(
+            #"{"devices": {"..": {"width": 1, "height": 1, "statusBarHeight": 1}}}"#)
         #expect(devices?.key == "devices...", "the key path is devices + . + the name")
     }
 

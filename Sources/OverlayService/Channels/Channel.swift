@@ -25,6 +25,8 @@ final class Channel: Sendable {
     /// Where every new version goes when publishing is configured.
     private let publisher: Publisher<OverlaySnapshot>?
     private let state: Mutex<Machine>
+    /// The page of `GET /messages` built last (see `PageCache`).
+    let pages = PageCache()
 
     /// A channel with `engine`. `restarted` are the changes of a restart (a channel read back
     /// from the store): they are stored at once, with the whole state of the channel, so that

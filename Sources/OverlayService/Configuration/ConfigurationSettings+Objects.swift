@@ -48,7 +48,8 @@ extension ConfigurationSettings {
         for (device, object) in try value.json.members(named: name).sorted(by: { $0.key < $1.key }) {
             let path = "\(name).\(device)"
             guard Name.isValid(device) else {
-                throw ConfigurationError(key: path, reason: "a device name is 1-64 of A-Z a-z 0-9 . _ -, and not . or ..")
+                throw ConfigurationError(
+                    key: path, reason: "a device name is 1-64 of A-Z a-z 0-9 . _ -, and not . or ..")
             }
             var profile =
                 configuration.devices[device] ?? DeviceProfile(name: device, width: 0, height: 0, statusBarHeight: 0)

@@ -108,5 +108,9 @@ enum ConfigurationSettings {
         Row(
             .whole("limits.streamSendBufferBytes").within(0...(64 << 20)), \.streamSendBufferBytes,
             "an event stream's send queue"),
+        Row(
+            .whole("limits.sendBufferBytes").within(0...(64 << 20)), \.sendBufferBytes,
+            "any connection's send queue"),
+        Row(.whole("limits.maxPageBytes").within((64 << 10)...(64 << 20)), \.maxPageBytes, "a page of messages"),
     ]
 }

@@ -38,6 +38,11 @@ public struct ServiceConfiguration: Hashable, Sendable, CustomStringConvertible 
     /// About the most an event stream's connection holds in the kernel's send queue for a reader
     /// that does not read; 0 leaves the kernel's own sizing (megabytes per connection).
     public var streamSendBufferBytes = 64 * 1024
+    /// About the most any connection holds in the kernel's send queue (the kernel doubles it for
+    /// its bookkeeping); 0 leaves the kernel's own sizing. An event stream's is smaller still.
+    public var sendBufferBytes = 128 * 1024
+    /// The most bytes a page of `GET /messages` holds (at least one message); `next` goes on.
+    public var maxPageBytes = 1 << 20
     /// Seconds between the comment lines that keep an idle event stream open.
     public var heartbeatSeconds = 15.0
     /// Connections open at once from one address; 0 is no limit. Bounds what one client can

@@ -7,7 +7,7 @@ struct ChannelHandlers: Sendable {
 
     func list() -> HTTPResponse {
         let summaries = channels.all.compactMap(ChannelSummary.init)
-        return HTTPResponse.json(200) {
+        return HTTPResponse.json(200, headers: [.json, .noStore]) {
             $0.beginObject()
             $0.key("channels")
             $0.beginArray()
@@ -17,12 +17,13 @@ struct ChannelHandlers: Sendable {
         }
     }
 
+    /// No validator: its reader counts change without a new version.
     func summary(_ parameters: RouteParameters) throws(APIError) -> HTTPResponse {
         let name = parameters.channel
         guard let channel = channels.existing(name), let summary = ChannelSummary(channel) else {
             throw .notFound("no channel \(name) (a channel comes into being on its first write)")
         }
-        return HTTPResponse.json(200) { $0.channel(summary) }
+        return HTTPResponse.json(200, headers: [.json, .noStore]) { $0.channel(summary) }
     }
 }
 

@@ -65,7 +65,7 @@ struct ClockHandlers: Sendable {
     }
 
     private func clockResponse(_ now: Instant) -> HTTPResponse {
-        HTTPResponse.json(200) {
+        HTTPResponse.json(200, headers: [.json, .noStore]) {
             $0.beginObject()
             $0.key("now")
             $0.number(now.seconds)

@@ -5,6 +5,8 @@ import OverlayEngine
 struct MessageHandlers: Sendable {
     let channels: ChannelRegistry
     let metrics: Metrics
+    /// The most bytes a page of `GET /messages` holds (`limits.maxPageBytes`).
+    let maxPageBytes: Int
 
     func post(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> Routed {
         var input = MessageInput()
@@ -27,39 +29,58 @@ struct MessageHandlers: Sendable {
 
     /// `GET /messages`: the live messages in the order they show, a page at a time. `?limit=`
     /// (1…1000, default 100) and `?after=<id>`, the `next` of the page before. A page costs its
-    /// own size, not the queue's.
+    /// own size, not the queue's, and holds at most `maxPageBytes` (but always one message):
+    /// where it stops, `next` goes on. Readers asking for the same page at one version share it.
     func list(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> HTTPResponse {
         let query = try FieldReader(query: request)
-        let limit = try query.read(PageFields.limit) ?? MessageHandlers.pageSize.default
-        let after = try query.read(PageFields.after)
-        guard
-            let page = channels.read(
-                parameters.channel, { engine, _ in engine.liveMessages(after: after, limit: limit) })
-        else {
+        let page = PageCache.Query(
+            after: try query.read(PageFields.after),
+            limit: try query.read(PageFields.limit) ?? MessageHandlers.pageSize.default)
+        let condition = request.header("If-None-Match").map(EntityTagCondition.init)
+        let cache = channels.existing(parameters.channel)?.pages
+        let read = channels.read(parameters.channel) { engine, _ -> PageRead in
+            if condition?.matches(engine.version) == true { return .unchanged(engine.version) }
+            if let kept = cache?.page(page, at: engine.version) { return .kept(kept) }
+            return .messages(engine.version, engine.liveMessages(after: page.after, limit: page.limit))
+        }
+        switch read {
+        case .unchanged(let version):
+            return HTTPResponse(status: 304, headers: OverlayEncoder.versionHeaders(version))
+        case .kept(let response):
+            return response
+        case .messages(_, nil):
             throw APIError(
                 status: 409, code: "cursor_expired",
-                message:
-                    "message \(after ?? 0) is no longer live (shown and ended, or deleted); start again without after",
+                message: "message \(page.after ?? 0) is no longer live (shown and ended, or deleted); "
+                    + "start again without after",
                 field: "after")
-        }
-        return HTTPResponse.json(200) {
-            $0.beginObject()
-            $0.key("messages")
-            $0.beginArray()
-            for message in page.messages { $0.message(message) }
-            $0.endArray()
-            $0.key("next")
-            if let next = page.next { $0.integer(next) } else { $0.null() }
-            $0.endObject()
+        case .messages(let version, let messages?):
+            var response = HTTPResponse.json(200, headers: [.json] + OverlayEncoder.versionHeaders(version)) {
+                $0.page(messages, maximumBytes: maxPageBytes)
+            }
+            response.prepare()
+            cache?.keep(response, for: page, at: version)
+            return response
         }
     }
 
-    func get(_ parameters: RouteParameters) throws(APIError) -> HTTPResponse {
+    /// What a read of a page found under the channel's lock.
+    private enum PageRead: Sendable {
+        case unchanged(UInt64)
+        case kept(HTTPResponse)
+        case messages(UInt64, MessagePage?)
+    }
+
+    func get(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> HTTPResponse {
         let id = try messageID(parameters)
-        guard let message = channels.read(parameters.channel, { engine, _ in engine.message(id: id) }) else {
+        guard
+            let (version, message) = channels.read(
+                parameters.channel, { engine, _ in engine.message(id: id).map { (engine.version, $0) } })
+        else {
             throw APIError(EngineError.messageNotFound(id: id))
         }
-        return HTTPResponse.json(200) { $0.message(message) }
+        if let unchanged = HTTPResponse.notModified(request, version: version) { return unchanged }
+        return HTTPResponse.json(200, headers: [.json] + OverlayEncoder.versionHeaders(version)) { $0.message(message) }
     }
 
     func patch(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> Routed {
@@ -95,6 +116,43 @@ struct MessageHandlers: Sendable {
             let id = Int64(segment)
         else { throw .notFound("no such message: \(segment)") }
         return id
+    }
+}
+
+extension HTTPResponse {
+    /// 304 when the request's `If-None-Match` names `version` (or `*`), for the answers whose
+    /// validator is their channel's version.
+    static func notModified(_ request: HTTPRequest, version: UInt64) -> HTTPResponse? {
+        guard let header = request.header("If-None-Match"), EntityTagCondition(header).matches(version) else {
+            return nil
+        }
+        return HTTPResponse(status: 304, headers: OverlayEncoder.versionHeaders(version))
+    }
+}
+
+extension JSONWriter {
+    /// `{"messages": [...], "next": id}`: as many of `page`'s messages as fit in `maximumBytes`
+    /// (the first always), `next` naming the last one written when the rest did not fit.
+    mutating func page(_ page: MessagePage, maximumBytes: Int) {
+        // `],"next":` and an id of up to 19 digits, then `}`.
+        let budget = maximumBytes - 32
+        var next = page.next
+        beginObject()
+        key("messages")
+        beginArray()
+        for (index, message) in page.messages.enumerated() {
+            let before = mark
+            self.message(message)
+            if index > 0 && byteCount > budget {
+                rewind(to: before)
+                next = page.messages[index - 1].id
+                break
+            }
+        }
+        endArray()
+        key("next")
+        if let next { integer(next) } else { null() }
+        endObject()
     }
 }
 

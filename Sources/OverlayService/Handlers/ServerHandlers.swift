@@ -11,7 +11,7 @@ struct ServerHandlers: Sendable {
     let publisher: Publisher<OverlaySnapshot>?
 
     func index() -> HTTPResponse {
-        HTTPResponse.json(200) {
+        HTTPResponse.json(200, headers: [.json, .noStore]) {
             $0.beginObject()
             $0.key("name")
             $0.string("overlayd")
@@ -28,7 +28,7 @@ struct ServerHandlers: Sendable {
     }
 
     func health() -> HTTPResponse {
-        HTTPResponse.json(200) {
+        HTTPResponse.json(200, headers: [.json, .noStore]) {
             $0.beginObject()
             $0.key("status")
             $0.string("ok")
@@ -45,13 +45,28 @@ struct ServerHandlers: Sendable {
                 (name: $0.0.name, overlay: $0.1, subscribers: $0.0.subscriberCount, waiters: $0.0.waiterCount)
             }, publishing: publisher?.statistics)
         return HTTPResponse(
-            status: 200, headers: [Header(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8")],
+            status: 200,
+            headers: [Header(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8"), .noStore],
             body: Array(text.utf8))
     }
 
-    func openAPI() -> HTTPResponse {
-        HTTPResponse(
-            status: 200, headers: [Header(name: "Content-Type", value: "application/yaml; charset=utf-8")],
+    /// The description is built into the executable: its tag is its hash, the same for a run.
+    static let openAPITag = "\"\(PreviewPage.fnv1a(PackageResources.openapi_yaml))\""
+
+    func openAPI(_ request: HTTPRequest) -> HTTPResponse {
+        let cache = [
+            Header(name: "ETag", value: ServerHandlers.openAPITag), Header(name: "Cache-Control", value: "no-cache"),
+        ]
+        if let tags = request.header("If-None-Match"),
+            tags.split(separator: ",").contains(where: { tag in
+                let tag = tag.trimmingSpaces()
+                return tag == "*" || tag == ServerHandlers.openAPITag || tag == "W/" + ServerHandlers.openAPITag
+            })
+        {
+            return HTTPResponse(status: 304, headers: cache)
+        }
+        return HTTPResponse(
+            status: 200, headers: [Header(name: "Content-Type", value: "application/yaml; charset=utf-8")] + cache,
             body: PackageResources.openapi_yaml)
     }
 }

@@ -10,11 +10,14 @@ struct StatusBarHandlers: Sendable {
 
     /// `GET /statusbar`: the bar now, the appearance mode, the animation its next change of hidden
     /// uses, and the hierarchy last sent. A channel that does not exist shows a new one's bar.
-    func get(_ parameters: RouteParameters) -> HTTPResponse {
+    func get(_ request: HTTPRequest, _ parameters: RouteParameters) -> HTTPResponse {
         let (bar, snapshot, version, now) = channels.read(parameters.channel) { engine, now in
             (engine.statusBar, engine.statusBarSnapshot(at: now), engine.version, now)
         }
-        return HTTPResponse.json(200) { $0.statusBarState(bar, snapshot, version: version, now: now) }
+        if let unchanged = HTTPResponse.notModified(request, version: version) { return unchanged }
+        return HTTPResponse.json(200, headers: [.json] + OverlayEncoder.versionHeaders(version)) {
+            $0.statusBarState(bar, snapshot, version: version, now: now)
+        }
     }
 
     /// `PUT /statusbar`: `style`, `hidden` and `animation` from JSON or the query. A body that is

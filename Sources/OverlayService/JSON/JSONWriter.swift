@@ -28,6 +28,25 @@ public struct JSONWriter: ~Copyable {
         Array(UnsafeBufferPointer(start: base, count: count))
     }
 
+    /// How many bytes have been written.
+    public var byteCount: Int { count }
+
+    /// A point to go back to: what was written, and whether a comma comes next.
+    public struct Mark {
+        fileprivate let count: Int
+        fileprivate let needsComma: Bool
+        fileprivate let slots: Int
+    }
+
+    public var mark: Mark { Mark(count: count, needsComma: needsComma, slots: slots.count) }
+
+    /// Forgets what was written since `mark`: for a value that turned out not to fit.
+    public mutating func rewind(to mark: Mark) {
+        count = mark.count
+        needsComma = mark.needsComma
+        slots.removeLast(slots.count - mark.slots)
+    }
+
     @inline(__always)
     private mutating func reserve(_ extra: Int) {
         if count + extra > capacity { grow(extra) }

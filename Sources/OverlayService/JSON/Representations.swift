@@ -181,9 +181,13 @@ struct OverlayEncoder: Sendable {
 
     static func etag(_ version: UInt64) -> String { "W/\"\(version)\"" }
 
-    func headers(version: UInt64) -> [Header] {
+    /// What every answer of a channel's version carries: its validator, and that a cache must
+    /// check with it before reusing the answer.
+    static func versionHeaders(_ version: UInt64) -> [Header] {
         [Header(name: "ETag", value: OverlayEncoder.etag(version)), Header(name: "Cache-Control", value: "no-cache")]
     }
+
+    func headers(version: UInt64) -> [Header] { OverlayEncoder.versionHeaders(version) }
 
     func response(_ overlay: OverlaySnapshot) -> HTTPResponse {
         HTTPResponse(status: 200, headers: [Header.json] + headers(version: overlay.version), body: body(overlay))

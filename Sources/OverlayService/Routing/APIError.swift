@@ -107,7 +107,7 @@ public struct APIError: Error, Hashable, Sendable {
     }
 
     var response: HTTPResponse {
-        HTTPResponse(status: status, headers: [Header.json] + headers, body: body)
+        HTTPResponse(status: status, headers: [Header.json, .noStore] + headers, body: body)
     }
 }
 
@@ -115,4 +115,7 @@ extension Header {
     static let json = Header(name: "Content-Type", value: "application/json; charset=utf-8")
     /// Its value is set per answer with `with(value:)`.
     static let location = Header(name: "Location", value: "")
+    /// For an answer that can change and has no validator: no cache may keep it (a 404 or a
+    /// health answer would otherwise be stored with a heuristic lifetime).
+    static let noStore = Header(name: "Cache-Control", value: "no-store")
 }

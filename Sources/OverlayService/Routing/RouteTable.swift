@@ -9,8 +9,8 @@ extension OverlayService {
         Route("GET", "/messages", .channel, .read) { service, request, parameters throws(APIError) in
             .response(try service.messages.list(request, parameters))
         },
-        Route("GET", "/messages/{id}", .channel, .read) { service, _, parameters throws(APIError) in
-            .response(try service.messages.get(parameters))
+        Route("GET", "/messages/{id}", .channel, .read) { service, request, parameters throws(APIError) in
+            .response(try service.messages.get(request, parameters))
         },
         Route("PATCH", "/messages/{id}", .channel, .write) { service, request, parameters throws(APIError) in
             try service.messages.patch(request, parameters)
@@ -27,8 +27,8 @@ extension OverlayService {
         Route("PUT", "/device", .channel, .write) { service, request, parameters throws(APIError) in
             try service.settings.put(.device, request, parameters)
         },
-        Route("GET", "/statusbar", .channel, .read) { service, _, parameters throws(APIError) in
-            .response(service.statusBars.get(parameters))
+        Route("GET", "/statusbar", .channel, .read) { service, request, parameters throws(APIError) in
+            .response(service.statusBars.get(request, parameters))
         },
         Route("PUT", "/statusbar", .channel, .write) { service, request, parameters throws(APIError) in
             try service.statusBars.put(request, parameters)
@@ -59,8 +59,8 @@ extension OverlayService {
         Route("POST", "/clock", .server, .write) { service, request, _ throws(APIError) in
             .response(try service.clocks.post(request))
         },
-        Route("GET", "/openapi.yaml", .server, .read) { service, _, _ throws(APIError) in
-            .response(service.serverInfo.openAPI())
+        Route("GET", "/openapi.yaml", .server, .read) { service, request, _ throws(APIError) in
+            .response(service.serverInfo.openAPI(request))
         },
     ]
 }
