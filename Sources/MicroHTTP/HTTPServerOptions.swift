@@ -20,7 +20,7 @@ public struct HTTPServerOptions: Sendable {
     public var connectionMemoryLimit: Int = 0
     /// About the most a streamed response's connection holds in the kernel's send queue, so that
     /// a client that stops reading pins a bounded amount there too (`HTTPStream` bounds what waits
-    /// in the process); 0 leaves the kernel's own sizing, which grows to megabytes.
+    /// in the process); 0 leaves it as `sendBufferBytes` set it.
     public var streamSendBufferBytes: Int = 0
     /// About the most any connection holds in the kernel's send queue (set on the listening
     /// socket, which every accepted one inherits); 0 leaves the kernel's own sizing.

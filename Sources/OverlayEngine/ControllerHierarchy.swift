@@ -172,7 +172,7 @@ public struct ControllerHierarchy: Hashable, Sendable {
         if name.isEmpty || name.utf8.count > maximumNameLength {
             return "must be 1 to \(maximumNameLength) characters"
         }
-        if !Name.isValid(name) { return "must be letters, digits, '.', '_' or '-', and not . or .." }
+        if !Name.hasNameCharacters(name) { return "must be letters, digits, '.', '_' or '-'" }
         if name == reservedName { return "must not be \"\(reservedName)\": it means that no controller decides" }
         return nil
     }

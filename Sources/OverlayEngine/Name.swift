@@ -8,8 +8,14 @@ public enum Name {
     public static let maximumLength = 64
 
     public static func isValid(_ name: String) -> Bool {
+        name != "." && name != ".." && hasNameCharacters(name)
+    }
+
+    /// 1–64 of the name characters, dot segments included: for names that never go into a path
+    /// (view controllers), which a store written before dot segments were refused may hold.
+    public static func hasNameCharacters(_ name: String) -> Bool {
         let utf8 = name.utf8
-        return (1...maximumLength).contains(utf8.count) && name != "." && name != ".."
+        return (1...maximumLength).contains(utf8.count)
             && utf8.allSatisfy {
                 (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
                     || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")

@@ -225,5 +225,8 @@ struct ControllerHierarchyTests {
         #expect(
             reason("a", [Controller(name: "a"), Controller(name: "a")]) == "repeats the name of controllers[0]: a")
         #expect(reason("a", [Controller(name: "a"), Controller(name: "x-1.b_c")]) == nil)
+        // A controller's name never goes into a path: dot segments, which channels and devices
+        // refuse, stay names here, and a hierarchy stored with one opens.
+        #expect(reason("..", [Controller(name: "..", presented: "."), Controller(name: ".")]) == nil)
     }
 }

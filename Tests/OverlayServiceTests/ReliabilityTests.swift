@@ -11,7 +11,8 @@ import Testing
 @Suite("Reliability round 3")
 struct ReliabilityTests {
     /// `.` and `..` are no names: not as a channel in a path (which only a client that keeps dot
-    /// segments can send), not in `?channel=`, not as a device or a controller.
+    /// segments can send), not in `?channel=`, not as a device. (A controller's name never goes
+    /// into a path, and a store written before may hold one: `.` stays a controller name.)
     @Test func dotSegmentsAreNoNames() throws {
         let live = try LiveServer()
         for name in [".", ".."] {

@@ -36,7 +36,7 @@ public struct ServiceConfiguration: Hashable, Sendable, CustomStringConvertible 
     /// Bytes an event stream may hold for a slow reader before it keeps only the latest event.
     public var eventBufferBytes = 64 * 1024
     /// About the most an event stream's connection holds in the kernel's send queue for a reader
-    /// that does not read; 0 leaves the kernel's own sizing (megabytes per connection).
+    /// that does not read; 0 leaves it at `sendBufferBytes`.
     public var streamSendBufferBytes = 64 * 1024
     /// About the most any connection holds in the kernel's send queue (the kernel doubles it for
     /// its bookkeeping); 0 leaves the kernel's own sizing. An event stream's is smaller still.

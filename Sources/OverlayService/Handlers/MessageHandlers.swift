@@ -38,10 +38,17 @@ struct MessageHandlers: Sendable {
             limit: try query.read(PageFields.limit) ?? MessageHandlers.pageSize.default)
         let condition = request.header("If-None-Match").map(EntityTagCondition.init)
         let cache = channels.existing(parameters.channel)?.pages
+        // The condition is judged once the page is known to exist: `*` matches only a page that
+        // does, and an expired cursor is 409 whatever the tags.
         let read = channels.read(parameters.channel) { engine, _ -> PageRead in
-            if condition?.matches(engine.version) == true { return .unchanged(engine.version) }
-            if let kept = cache?.page(page, at: engine.version) { return .kept(kept) }
-            return .messages(engine.version, engine.liveMessages(after: page.after, limit: page.limit))
+            let unchanged = condition?.matches(engine.version) == true
+            if let kept = cache?.page(page, at: engine.version) {
+                return unchanged ? .unchanged(engine.version) : .kept(kept)
+            }
+            guard let messages = engine.liveMessages(after: page.after, limit: page.limit) else {
+                return .messages(engine.version, nil)
+            }
+            return unchanged ? .unchanged(engine.version) : .messages(engine.version, messages)
         }
         switch read {
         case .unchanged(let version):
