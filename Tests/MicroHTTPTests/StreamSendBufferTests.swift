@@ -27,9 +27,12 @@ struct StreamSendBufferTests {
     }
 
     /// The bytes waiting in the send queue of each of the server's established connections on
-    /// `port` (`tx_queue` in /proc/net/tcp).
-    static func sendQueues(port: Int) -> [Int] {
-        TCPTable().served(onPort: port, in: .established).map(\.sendQueue).sorted()
+    /// `port` to `clients` (`tx_queue` in /proc/net/tcp). Only this test's clients: a client of
+    /// another test may reconnect to a port its server had before this one was given it.
+    static func sendQueues(port: Int, clients: [RawClient]) -> [Int] {
+        let ours = Set(clients.map { Loopback.port(of: $0.socket) })
+        return TCPTable().served(onPort: port, in: .established).filter { ours.contains($0.remotePort) }
+            .map(\.sendQueue).sorted()
     }
 
     /// 24 streams whose clients never read: with a 64 KiB cap each pins about that much; without
@@ -40,25 +43,25 @@ struct StreamSendBufferTests {
         defer { capped.stop(grace: 0) }
         let uncapped = try Self.flooding(sendBufferBytes: 0)
         defer { uncapped.stop(grace: 0) }
-        var clients: [RawClient] = []
+        var clients: [Int: [RawClient]] = [:]
         for server in [capped, uncapped] {
             for _ in 0..<24 {
                 let client = try RawClient(port: server.port)
                 var receive: Int32 = 4096
                 setsockopt(client.socket, SOL_SOCKET, SO_RCVBUF, &receive, socklen_t(MemoryLayout<Int32>.size))
                 try client.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
-                clients.append(client)
+                clients[server.port, default: []].append(client)
             }
         }
         // The contrast shows the measurement can fail: TCP's own sizing (tcp_wmem) goes further.
         var grown: [Int] = []
         let grew = eventually {
-            grown = Self.sendQueues(port: uncapped.port)
+            grown = Self.sendQueues(port: uncapped.port, clients: clients[uncapped.port]!)
             return grown.count == 24 && grown.allSatisfy { $0 > 4 * cap }
         }
         #expect(grew, "uncapped: \(grown)")
         // Flooded since before that, the capped streams have filled to their cap and no further.
-        let cappedQueues = Self.sendQueues(port: capped.port)
+        let cappedQueues = Self.sendQueues(port: capped.port, clients: clients[capped.port]!)
         #expect(cappedQueues.count == 24)
         #expect(cappedQueues.allSatisfy { $0 <= cap + 16 * 1024 }, "\(cappedQueues)")
         #expect(cappedQueues.allSatisfy { $0 > 0 }, "nothing was sent: the measurement saw no queue")

@@ -30,6 +30,10 @@ struct CachingTests {
             #expect(answer.header("Cache-Control") == "no-store", "\(path)")
             #expect(answer.header("ETag") == nil, "\(path)")
         }
+        // `*` matches only a page that exists: an expired cursor is 409 whatever the tags.
+        let expired = try live.request("GET", "/messages?after=999", headers: [("If-None-Match", "*")])
+        expectError(expired, status: 409, code: "cursor_expired", field: "after")
+        #expect(try live.request("GET", "/messages", headers: [("If-None-Match", "*")]).status == 304)
         // A refusal is never kept either.
         #expect(try live.get("/messages?limit=0").header("Cache-Control") == "no-store")
     }
