@@ -96,7 +96,7 @@ struct UpdatesTests {
         let reader = network.client(server.url, configuration: configuration)
         let collector = Collector(reader.events())
         #expect(try await eventually { try await Raw.openReaders(server) == 1 })
-        #expect(Raw.connections(toPort: server.port) >= 1)
+        #expect(await eventually { Raw.connections(toPort: server.port) >= 1 })
 
         collector.task.cancel()
         #expect(await eventually { collector.end != nil })

@@ -25,9 +25,14 @@ public struct TCPTable: Sendable {
 
     public let entries: [Entry]
 
-    /// The table now.
+    /// The table now. procfs lists the sockets a page at a time, resuming by position: sockets
+    /// opened or closed meanwhile can make a socket appear twice (or not at all), so each is
+    /// kept once, and a count that must be exact is read until it holds (`eventually`).
     public init() {
-        entries = ["/proc/net/tcp", "/proc/net/tcp6"].flatMap { TCPTable.read($0) }
+        var seen = Set<[Int]>()
+        entries = ["/proc/net/tcp", "/proc/net/tcp6"].flatMap { TCPTable.read($0) }.filter {
+            seen.insert([$0.localPort, $0.remotePort, $0.inode, $0.state.rawValue]).inserted
+        }
     }
 
     /// Established connections to `port`, seen from the client's side (remote port `port`).
