@@ -80,13 +80,14 @@ struct GeometryTests {
         #expect(overlay.label == nil)
     }
 
-    /// The three profiles are MODEL §1's, in its order, with its names; ipad is the default.
+    /// The first three profiles keep MODEL §1's numbers; ipad is the default.
     @Test func deviceProfiles() {
-        #expect(DeviceProfile.builtIn.map(\.name) == ["iphone", "iphone-notch", "ipad"])
         #expect(DeviceProfile.iphone == DeviceProfile(name: "iphone", width: 320, height: 480, statusBarHeight: 20))
         #expect(
             DeviceProfile.iphoneNotch
-                == DeviceProfile(name: "iphone-notch", width: 375, height: 812, statusBarHeight: 44))
+                == DeviceProfile(
+                    name: "iphone-notch", width: 375, height: 812, statusBarHeight: 44, safeAreaTop: 44, cutout: .notch)
+        )
         #expect(DeviceProfile.ipad == DeviceProfile(name: "ipad", width: 768, height: 1024, statusBarHeight: 20))
         #expect(EngineConfiguration().device == .ipad)
         #expect(EngineConfiguration().orientation == .portrait)

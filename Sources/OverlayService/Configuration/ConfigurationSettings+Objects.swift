@@ -38,6 +38,22 @@ extension ConfigurationSettings {
         Setting(.number("width").within(1...100_000), \.width, "portrait width"),
         Setting(.number("height").within(1...100_000), \.height, "portrait height"),
         Setting(.number("statusBarHeight").within(1...10_000), \.statusBarHeight, "status bar height"),
+        Setting(Field.number("safeAreaTop").within(0...10_000).nullable, \.safeAreaTop, "portrait safe area's top"),
+        Setting(.choice("cutout"), \.cutout, "none, notch or island"),
+        Setting("island", "the island's width, height and y") { (value, name, profile) throws(ConfigurationError) in
+            var island = profile.island ?? DeviceProfile.Island(width: 0, height: 0, y: -1)
+            try islandTable.apply(value.json, at: name, to: &island)
+            guard island.width > 0, island.height > 0, island.y >= 0 else {
+                throw ConfigurationError(key: name, reason: "an island needs width, height and y")
+            }
+            profile.island = island
+        },
+    ])
+
+    static let islandTable = SettingTable<DeviceProfile.Island>([
+        Setting(.number("width").within(1...100_000), \.width, "island width"),
+        Setting(.number("height").within(1...10_000), \.height, "island height"),
+        Setting(.number("y").within(0...10_000), \.y, "distance from the top edge"),
     ])
 
     /// `devices`: profiles by name, each merged into the built-in one of its name, if any; a new
@@ -56,6 +72,16 @@ extension ConfigurationSettings {
             try deviceProfile.apply(object, at: path, to: &profile)
             guard profile.width > 0, profile.height > 0, profile.statusBarHeight > 0 else {
                 throw ConfigurationError(key: path, reason: "a new device needs width, height and statusBarHeight")
+            }
+            // An island is drawn where it is: one without its rectangle could not be.
+            if profile.cutout == .island, profile.island == nil {
+                throw ConfigurationError(key: "\(path).island", reason: "an island cutout needs its island rectangle")
+            }
+            if profile.cutout != .island, profile.island != nil {
+                throw ConfigurationError(key: "\(path).island", reason: "only a device with cutout island has one")
+            }
+            if let island = profile.island, island.width > profile.width {
+                throw ConfigurationError(key: "\(path).island.width", reason: "must not be wider than the screen")
             }
             configuration.devices[device] = profile
         }

@@ -1,0 +1,161 @@
+/// Where a presentation puts the overlay's parts, in the bar's own space (length L by the
+/// window's height Hw), for a content offset and the texts' measured widths. Pure: the widths
+/// come in as numbers.
+public struct PresentationLayout: Hashable, Sendable {
+    /// The window's height Hw: the content moves from −Hw (hidden) to 0.
+    public var windowHeight: Double
+    public var label: Rect
+    /// Only `fullWidth` and `pill` draw a subtitle.
+    public var subtitle: Rect?
+    public var accessory: Rect?
+    /// The capsule, in `pill` only.
+    public var pill: Rect?
+    public var progressBar: Rect?
+
+    /// What a layout is computed from.
+    public struct Input: Hashable, Sendable {
+        public var presentation: Presentation
+        public var device: DeviceProfile
+        public var orientation: Orientation
+        public var inset: Double
+        public var contentOffset: Double
+        public var titleWidth: Double
+        /// The subtitle's measured width; nil without a subtitle.
+        public var subtitleWidth: Double?
+        public var hasAccessory: Bool
+        public var progress: Double?
+        public var progressBarHeight: Double = 2
+        public var progressBarPosition: ProgressBarPosition = .bottom
+        public var progressBarCapWidth: Double = 0
+        public var pillHeight: Double = PresentationMetrics.pillHeight
+
+        public init(
+            presentation: Presentation, device: DeviceProfile, orientation: Orientation, inset: Double,
+            contentOffset: Double, titleWidth: Double = 0, subtitleWidth: Double? = nil, hasAccessory: Bool = false,
+            progress: Double? = nil
+        ) {
+            self.presentation = presentation
+            self.device = device
+            self.orientation = orientation
+            self.inset = inset
+            self.contentOffset = contentOffset
+            self.titleWidth = titleWidth
+            self.subtitleWidth = subtitleWidth
+            self.hasAccessory = hasAccessory
+            self.progress = progress
+        }
+    }
+
+    /// The window's height of `presentation` on `device` in `orientation`: it does not depend on
+    /// the text, so it is known before a message is.
+    public static func windowHeight(
+        _ presentation: Presentation, device: DeviceProfile, orientation: Orientation,
+        pillHeight: Double = PresentationMetrics.pillHeight
+    ) -> Double {
+        let safeArea = device.topSafeArea(in: orientation)
+        switch presentation.resolved(on: device) {
+        case .statusBar, .auto: return device.statusBarHeight
+        case .fullWidth: return safeArea + PresentationMetrics.fullWidthContentHeight(safeArea: safeArea)
+        case .pill: return safeArea + PresentationMetrics.pillOffset(safeArea: safeArea) + pillHeight
+        }
+    }
+
+    public init(_ input: Input) {
+        let length = input.orientation.barLength(on: input.device)
+        let safeArea = input.device.topSafeArea(in: input.orientation)
+        if input.presentation.resolved(on: input.device) == .pill {
+            self.init(pill: input, length: length, safeArea: safeArea)
+        } else {
+            self.init(bar: input, length: length, safeArea: safeArea)
+        }
+    }
+
+    /// `statusBar` and `fullWidth`: the label across the bar, the accessory in the left inset.
+    private init(bar input: Input, length: Double, safeArea: Double) {
+        let offset = input.contentOffset
+        windowHeight = Self.windowHeight(
+            input.presentation, device: input.device, orientation: input.orientation, pillHeight: input.pillHeight)
+        subtitle = nil
+        pill = nil
+        if input.presentation.resolved(on: input.device) == .fullWidth {
+            let content = PresentationMetrics.fullWidthContentHeight(safeArea: safeArea)
+            let top = offset + safeArea
+            label = Rect(x: input.inset, y: top, width: length - 2 * input.inset, height: content)
+            if input.subtitleWidth != nil {
+                label.y = top + (content - 31) / 2
+                label.height = 16
+                subtitle = Rect(x: label.x, y: label.y + 17, width: label.width, height: 14)
+            }
+            progressBar = input.progress.map { Self.bar(input, length: length, top: top, height: content, $0) }
+        } else {
+            let height = input.device.statusBarHeight
+            label = Rect(x: input.inset, y: offset, width: length - 2 * input.inset, height: height)
+            progressBar = input.progress.map { Self.bar(input, length: length, top: offset, height: height, $0) }
+        }
+        let size = PresentationMetrics.accessorySize
+        accessory =
+            input.hasAccessory
+            ? Rect(
+                x: input.inset - PresentationMetrics.accessorySpace, y: label.y + (label.height - size) / 2,
+                width: size, height: size) : nil
+    }
+
+    private init(pill input: Input, length: Double, safeArea: Double) {
+        let metrics = PresentationMetrics.self
+        let height = input.pillHeight
+        let top = safeArea + metrics.pillOffset(safeArea: safeArea)
+        windowHeight = top + height
+        let text = max(input.titleWidth, input.subtitleWidth ?? 0) + (input.hasAccessory ? metrics.accessorySpace : 0)
+        let minimum = max(metrics.pillMinimumWidth, height)
+        let width = max(minimum, min(length - 2 * metrics.pillMargin, text + 2 * metrics.pillPadding)).rounded()
+        let x = max(metrics.pillMargin, (length - width) / 2).rounded()
+        let y = top + input.contentOffset
+        pill = Rect(x: x, y: y, width: width, height: height)
+        let group = min(text, width - 2 * metrics.pillPadding)
+        if input.hasAccessory {
+            let start = x + (width - group) / 2
+            accessory = Rect(
+                x: start, y: y + (height - metrics.accessorySize) / 2, width: metrics.accessorySize,
+                height: metrics.accessorySize)
+            label = Rect(x: start + metrics.accessorySpace, y: y, width: group - metrics.accessorySpace, height: height)
+        } else {
+            accessory = nil
+            label = Rect(x: x + metrics.pillPadding, y: y, width: width - 2 * metrics.pillPadding, height: height)
+        }
+        if input.subtitleWidth != nil {
+            label.y = y + 9.5
+            label.height = 16
+            subtitle = Rect(x: label.x, y: y + 26.5, width: label.width, height: 14)
+        } else {
+            subtitle = nil
+        }
+        progressBar = input.progress.map { progress in
+            let barHeight = input.progressBarHeight
+            let barY: Double
+            switch input.progressBarPosition {
+            case .bottom: barY = y + height - barHeight - 5
+            case .top: barY = y + 5
+            case .center: barY = y + (height - barHeight) / 2
+            }
+            let track = width - 40
+            var fill = track * progress
+            if progress > 0 { fill = min(track, max(fill, 2 * input.progressBarCapWidth)) }
+            return Rect(x: x + 20, y: barY, width: fill, height: barHeight)
+        }
+    }
+
+    /// §1's bar over a content area from `top`, `height` high: at its bottom, top or centre, the
+    /// fill L × progress, never less than two caps while progress > 0, never more than L.
+    private static func bar(_ input: Input, length: Double, top: Double, height: Double, _ progress: Double) -> Rect {
+        let barHeight = input.progressBarHeight
+        let y: Double
+        switch input.progressBarPosition {
+        case .bottom: y = top + height - barHeight
+        case .top: y = top
+        case .center: y = top + (height - barHeight) / 2
+        }
+        var fill = length * progress
+        if progress > 0 { fill = min(length, max(fill, 2 * input.progressBarCapWidth)) }
+        return Rect(x: 0, y: y, width: fill, height: barHeight)
+    }
+}
