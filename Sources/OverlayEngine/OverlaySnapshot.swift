@@ -143,19 +143,10 @@ extension OverlayEngine {
     /// Height p at the bottom, top or centre; fill L × progress, never less than two caps while
     /// progress > 0 (a stretchable image cannot be narrower than its caps), never more than L.
     func progressBar(progress: Double, contentOffset: Double) -> ProgressBar {
-        let length = orientation.barLength(on: device)
-        let height = device.statusBarHeight
-        let barHeight = configuration.progressBarHeight
-        let y: Double
-        switch configuration.progressBarPosition {
-        case .bottom: y = contentOffset + height - barHeight
-        case .top: y = contentOffset
-        case .center: y = contentOffset + (height - barHeight) / 2
-        }
-        var fill = length * progress
-        if progress > 0 { fill = min(length, max(fill, 2 * configuration.progressBarCapWidth)) }
-        return ProgressBar(
-            progress: progress, position: configuration.progressBarPosition,
-            frame: Rect(x: 0, y: y, width: fill, height: barHeight))
+        let frame = PresentationLayout.progressFrame(
+            x: 0, track: orientation.barLength(on: device), top: contentOffset, height: device.statusBarHeight,
+            progress: progress, barHeight: configuration.progressBarHeight,
+            position: configuration.progressBarPosition, capWidth: configuration.progressBarCapWidth)
+        return ProgressBar(progress: progress, position: configuration.progressBarPosition, frame: frame)
     }
 }

@@ -129,33 +129,38 @@ public struct PresentationLayout: Hashable, Sendable {
         } else {
             subtitle = nil
         }
+        // Inside the capsule: 20 from its ends, 5 from its edge at the bottom or the top.
         progressBar = input.progress.map { progress in
-            let barHeight = input.progressBarHeight
-            let barY: Double
-            switch input.progressBarPosition {
-            case .bottom: barY = y + height - barHeight - 5
-            case .top: barY = y + 5
-            case .center: barY = y + (height - barHeight) / 2
-            }
-            let track = width - 40
-            var fill = track * progress
-            if progress > 0 { fill = min(track, max(fill, 2 * input.progressBarCapWidth)) }
-            return Rect(x: x + 20, y: barY, width: fill, height: barHeight)
+            Self.progressFrame(
+                x: x + 20, track: width - 40, top: y + 5, height: height - 10, progress: progress,
+                barHeight: input.progressBarHeight, position: input.progressBarPosition,
+                capWidth: input.progressBarCapWidth)
         }
     }
 
     /// §1's bar over a content area from `top`, `height` high: at its bottom, top or centre, the
     /// fill L × progress, never less than two caps while progress > 0, never more than L.
     private static func bar(_ input: Input, length: Double, top: Double, height: Double, _ progress: Double) -> Rect {
-        let barHeight = input.progressBarHeight
+        progressFrame(
+            x: 0, track: length, top: top, height: height, progress: progress, barHeight: input.progressBarHeight,
+            position: input.progressBarPosition, capWidth: input.progressBarCapWidth)
+    }
+
+    /// A bar `barHeight` high at the bottom, top or centre of the band from `top`, `height` high;
+    /// its fill `track` × progress, never less than two caps while progress > 0 (a stretchable
+    /// image cannot be narrower than its caps), never more than the track.
+    public static func progressFrame(
+        x: Double, track: Double, top: Double, height: Double, progress: Double, barHeight: Double,
+        position: ProgressBarPosition, capWidth: Double
+    ) -> Rect {
         let y: Double
-        switch input.progressBarPosition {
+        switch position {
         case .bottom: y = top + height - barHeight
         case .top: y = top
         case .center: y = top + (height - barHeight) / 2
         }
-        var fill = length * progress
-        if progress > 0 { fill = min(length, max(fill, 2 * input.progressBarCapWidth)) }
-        return Rect(x: 0, y: y, width: fill, height: barHeight)
+        var fill = track * progress
+        if progress > 0 { fill = min(track, max(fill, 2 * capWidth)) }
+        return Rect(x: x, y: y, width: fill, height: barHeight)
     }
 }

@@ -76,8 +76,8 @@ struct ProcessTests {
         // One access line per request, with method, path, status and bytes.
         #expect(child.errorText.contains("access method=POST path=/messages status=202 bytes="))
         #expect(child.errorText.contains("access method=GET path=/overlay status=200"))
-        // Nothing listens any more.
-        #expect(throws: TestSupportError.self) { try Loopback.connect(port: port) }
+        // Nothing of it listens any more: the process has exited (a connection to the port now
+        // could reach another test's server, given the freed port).
     }
 
     /// A request in flight when SIGTERM arrives is finished before the process exits 0.
