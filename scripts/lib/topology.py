@@ -293,9 +293,9 @@ def aggregate_channels(urls):
 class EventReader(threading.Thread):
     """An EventSource subscriber: every event's (id, event, version), in the order received."""
 
-    def __init__(self, port, path, last_event_id=None):
+    def __init__(self, port, path, last_event_id=None, host="topology"):
         super().__init__(daemon=True)
-        self.port, self.path, self.last_event_id = port, path, last_event_id
+        self.port, self.path, self.last_event_id, self.host = port, path, last_event_id, host
         self.events = []
         self.status = None
         self.closed = False
@@ -306,7 +306,7 @@ class EventReader(threading.Thread):
     def run(self):
         try:
             self.socket = socket.create_connection(("127.0.0.1", self.port), timeout=5)
-            head = f"GET {self.path} HTTP/1.1\r\nHost: topology\r\nAccept: text/event-stream\r\n"
+            head = f"GET {self.path} HTTP/1.1\r\nHost: {self.host}\r\nAccept: text/event-stream\r\n"
             if self.last_event_id:
                 head += f"Last-Event-ID: {self.last_event_id}\r\n"
             self.socket.sendall((head + "\r\n").encode())
