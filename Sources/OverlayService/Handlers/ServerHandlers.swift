@@ -50,19 +50,16 @@ struct ServerHandlers: Sendable {
             body: Array(text.utf8))
     }
 
-    /// The description is built into the executable: its tag is its hash, the same for a run.
-    static let openAPITag = "\"\(PreviewPage.fnv1a(PackageResources.openapi_yaml))\""
+    /// The description is built into the executable: its tag is its hash, the same for a run
+    /// (as the preview page's).
+    static let openAPIHash = PreviewPage.fnv1a(PackageResources.openapi_yaml)
 
     func openAPI(_ request: HTTPRequest) -> HTTPResponse {
         let cache = [
-            Header(name: "ETag", value: ServerHandlers.openAPITag), Header(name: "Cache-Control", value: "no-cache"),
+            Header(name: "ETag", value: "\"\(ServerHandlers.openAPIHash)\""),
+            Header(name: "Cache-Control", value: "no-cache"),
         ]
-        if let tags = request.header("If-None-Match"),
-            tags.split(separator: ",").contains(where: { tag in
-                let tag = tag.trimmingSpaces()
-                return tag == "*" || tag == ServerHandlers.openAPITag || tag == "W/" + ServerHandlers.openAPITag
-            })
-        {
+        if let tags = request.header("If-None-Match"), EntityTagCondition(tags).matches(ServerHandlers.openAPIHash) {
             return HTTPResponse(status: 304, headers: cache)
         }
         return HTTPResponse(
