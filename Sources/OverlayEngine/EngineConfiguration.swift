@@ -6,6 +6,12 @@ public enum ShowStyle: String, CaseIterable, Hashable, Sendable {
     case fade
     /// Every change is instant.
     case none
+    /// JDStatusBarNotification's: shows as a slide along the ease-out bounce curve over
+    /// `bounceDuration`, hides as `slide`.
+    case bounce
+
+    /// Whether the content moves (contentOffset) rather than fades (alpha).
+    var slides: Bool { self == .slide || self == .bounce }
 }
 
 /// The timing curve of every animation.
@@ -23,6 +29,25 @@ public enum Curve: String, CaseIterable, Hashable, Sendable {
         case .easeInOut:
             return Curve.cubicBezier(x: f, x1: 0.42, y1: 0, x2: 0.58, y2: 1)
         }
+    }
+
+    /// The ease-out bounce (Robert Penner's, as JDStatusBarNotification's bounce): three
+    /// ever smaller bounces before it settles at 1.
+    public static func easeOutBounce(_ fraction: Double) -> Double {
+        let p = min(max(fraction, 0), 1)
+        let n = 7.5625
+        let d = 2.75
+        if p < 1 / d { return n * p * p }
+        if p < 2 / d {
+            let q = p - 1.5 / d
+            return n * q * q + 0.75
+        }
+        if p < 2.5 / d {
+            let q = p - 2.25 / d
+            return n * q * q + 0.9375
+        }
+        let q = p - 2.625 / d
+        return n * q * q + 0.984375
     }
 
     /// y of the unit cubic Bézier (0,0) (x1,y1) (x2,y2) (1,1) at the point whose x is `x`.
@@ -66,12 +91,22 @@ public struct Style: Hashable, Sendable {
 /// Every number and choice the engine needs; the defaults are those of docs/MODEL.md.
 public struct EngineConfiguration: Hashable, Sendable {
     public var device: DeviceProfile = .ipad
+    /// `auto` is `pill` on a device with a cutout, `statusBar` on one without.
+    public var presentation: Presentation = .auto
+    /// The pill's height P.
+    public var pillHeight: Double = PresentationMetrics.pillHeight
+    /// How the texts are measured (the server's HarfBuzz font; nothing measured by default).
+    public var text: TextMetrics = .unmeasured
     public var orientation: Orientation = .portrait
     public var showStyle: ShowStyle = .slide
     public var curve: Curve = .linear
     public var showDuration: Interval = .seconds(0.25)
     public var hideDuration: Interval = .seconds(0.25)
     public var rotationDuration: Interval = .seconds(0.4)
+    /// The `bounce` show style's show.
+    public var bounceDuration: Interval = .seconds(0.75)
+    /// A hold of the overlay ends by itself this long after it began.
+    public var maxHoldDuration: Interval = .seconds(30)
     /// How long a message of each kind stays once shown; `nil` is sticky.
     public var durations: KindTable<Interval> = [
         .sent: .seconds(2.0),
@@ -106,7 +141,13 @@ public struct EngineConfiguration: Hashable, Sendable {
     public init() {}
 
     /// The length of the show animation, zero when the style makes changes instant.
-    var showLength: Interval { showStyle == .none ? .zero : showDuration }
+    var showLength: Interval {
+        switch showStyle {
+        case .none: .zero
+        case .bounce: bounceDuration
+        case .slide, .fade: showDuration
+        }
+    }
     var hideLength: Interval { showStyle == .none ? .zero : hideDuration }
     /// With `none` a rotation applies at its event too: alpha is only ever 0 or 1 (docs/BEHAVIOUR.md).
     var rotationLength: Interval { showStyle == .none ? .zero : rotationDuration }

@@ -6,6 +6,8 @@ public enum EngineError: Error, Hashable, Sendable {
     case messageNotFound(id: Int64)
     /// The message has ended and cannot change (409).
     case messageEnded(id: Int64, state: MessageState)
+    /// A touch needs a shown message and there is none (409).
+    case nothingShown
     /// The queue holds `maxQueue` waiting messages (503); the shown one ends in about `retryAfter`.
     case queueFull(limit: Int, retryAfter: Interval)
 }

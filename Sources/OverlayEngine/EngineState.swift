@@ -8,6 +8,9 @@ public struct EngineState: Hashable, Sendable {
     public var now: Instant
     /// The device profile's name.
     public var device: String
+    /// The presentation asked for (`auto` included); nil for a channel stored before there were
+    /// presentations, which takes the configured one.
+    public var presentation: Presentation?
     /// The orientation whose frame the window has.
     public var orientation: Orientation
     /// Where a rotation in `rotatingOut` is heading: the orientation a client last PUT.
@@ -28,17 +31,21 @@ public struct EngineState: Hashable, Sendable {
     /// The message the overlay still draws while it hides beside the status bar: a copy of the one
     /// it showed, taken when the hide started, which later writes to that message do not change.
     public var leaving: Message?
+    /// When the hold of the overlay began: a rollback restores it, a restart releases it.
+    public var heldSince: Instant?
 
     public init(
         version: UInt64 = 0, nextID: Int64 = 1, now: Instant = .zero, device: String = "",
-        orientation: Orientation = .portrait, rotationTarget: Orientation? = nil, phase: Phase = .hidden,
+        presentation: Presentation? = nil, orientation: Orientation = .portrait, rotationTarget: Orientation? = nil, phase: Phase = .hidden,
         transition: Transition? = nil, currentID: Int64? = nil, headOrder: Int64 = 0, tailOrder: Int64 = 0,
-        statusBar: StatusBar.Record? = nil, statusBarTransient: StatusBar.Transient = .atRest, leaving: Message? = nil
+        statusBar: StatusBar.Record? = nil, statusBarTransient: StatusBar.Transient = .atRest, leaving: Message? = nil,
+        heldSince: Instant? = nil
     ) {
         self.version = version
         self.nextID = nextID
         self.now = now
         self.device = device
+        self.presentation = presentation
         self.orientation = orientation
         self.rotationTarget = rotationTarget
         self.phase = phase
@@ -49,5 +56,6 @@ public struct EngineState: Hashable, Sendable {
         self.statusBar = statusBar
         self.statusBarTransient = statusBarTransient
         self.leaving = leaving
+        self.heldSince = heldSince
     }
 }

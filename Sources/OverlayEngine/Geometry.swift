@@ -111,11 +111,16 @@ public enum Orientation: String, CaseIterable, Hashable, Sendable {
 
     public var isLandscape: Bool { self == .landscapeLeft || self == .landscapeRight }
 
-    /// The window's frame in the fixed portrait screen space (what `statusBarFrame` reports).
+    /// The status bar's frame in the fixed portrait screen space (what `statusBarFrame` reports).
     public func frame(on device: DeviceProfile) -> Rect {
+        frame(on: device, height: device.statusBarHeight)
+    }
+
+    /// A window `bar` high along the top edge of the interface in this orientation, in the fixed
+    /// portrait screen space: the status bar's frame with h replaced by the window's height Hw.
+    public func frame(on device: DeviceProfile, height bar: Double) -> Rect {
         let w = device.width
         let h = device.height
-        let bar = device.statusBarHeight
         switch self {
         case .portrait: return Rect(x: 0, y: 0, width: w, height: bar)
         case .portraitUpsideDown: return Rect(x: 0, y: h - bar, width: w, height: bar)

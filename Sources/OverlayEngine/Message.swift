@@ -18,11 +18,13 @@ public enum MessageState: String, CaseIterable, Hashable, Sendable {
     case cancelled
     case preempted
     case expired
+    /// Swiped away by the person reading it (`POST /overlay/dismiss`).
+    case dismissed
 
     public var hasEnded: Bool {
         switch self {
         case .queued, .showing: false
-        case .done, .cancelled, .preempted, .expired: true
+        case .done, .cancelled, .preempted, .expired, .dismissed: true
         }
     }
 }
@@ -35,6 +37,10 @@ public struct Message: Hashable, Sendable {
     public var id: Int64
     public var kind: MessageKind
     public var text: String
+    /// A second, smaller line under the text (drawn in `fullWidth` and `pill`).
+    public var subtitle: String?
+    /// An emoji or a few characters drawn beside the text when the kind shows no spinner.
+    public var icon: String?
     public var progress: Double?
     /// The duration the sender asked for; `nil` means the kind's default.
     public var duration: Interval?
@@ -53,6 +59,13 @@ public struct Message: Hashable, Sendable {
     public var endedAt: Instant?
     /// The message's place in the queue: smaller shows first (see `OverlayEngine.enqueue`).
     public var queueOrder: Int64 = 0
+    /// The widths of its texts, measured when it becomes the drawn message and again when a text
+    /// of it changes; nil until then. Not stored: a restart measures again, with its own font.
+    public var measured: MeasuredText? {
+        get { cache.widths }
+        set { cache.widths = newValue }
+    }
+    private var cache = MeasuredCache()
 
     /// A message with the given fields and every other one empty, as a store starts one it reads.
     public init(id: Int64, kind: MessageKind, text: String, state: MessageState, postedAt: Instant) {
@@ -71,6 +84,8 @@ public struct Message: Hashable, Sendable {
         self.id = id
         self.kind = kind
         self.text = input.text ?? ""
+        self.subtitle = input.subtitle ?? nil
+        self.icon = input.icon ?? nil
         self.progress = (input.progress ?? nil) ?? (kind == .progress ? 0 : nil)
         self.duration = input.duration
         self.immediate = input.immediate ?? false
@@ -79,4 +94,13 @@ public struct Message: Hashable, Sendable {
         self.postedAt = postedAt
         self.expiresAtDeadline = false
     }
+}
+
+/// The widths a message was measured at: a cache of its texts, so never a difference between two
+/// messages (a message read back from a store, not yet measured, equals the one it was).
+private struct MeasuredCache: Hashable, Sendable {
+    var widths: MeasuredText?
+
+    static func == (lhs: MeasuredCache, rhs: MeasuredCache) -> Bool { true }
+    func hash(into hasher: inout Hasher) {}
 }

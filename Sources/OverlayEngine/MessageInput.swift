@@ -3,6 +3,10 @@
 public struct MessageInput: Hashable, Sendable {
     public var kind: MessageKind?
     public var text: String?
+    /// `.some(nil)` is an explicit `null`: the subtitle is removed.
+    public var subtitle: String??
+    /// `.some(nil)` is an explicit `null`: the icon is removed.
+    public var icon: String??
     /// `.some(nil)` is an explicit `null`: no progress bar.
     public var progress: Double??
     public var duration: Interval?
@@ -12,6 +16,8 @@ public struct MessageInput: Hashable, Sendable {
     public init(
         kind: MessageKind? = nil,
         text: String? = nil,
+        subtitle: String?? = nil,
+        icon: String?? = nil,
         progress: Double?? = nil,
         duration: Interval? = nil,
         immediate: Bool? = nil,
@@ -19,6 +25,8 @@ public struct MessageInput: Hashable, Sendable {
     ) {
         self.kind = kind
         self.text = text
+        self.subtitle = subtitle
+        self.icon = icon
         self.progress = progress
         self.duration = duration
         self.immediate = immediate

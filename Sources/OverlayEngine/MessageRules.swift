@@ -3,6 +3,8 @@
 public enum MessageRules {
     public static let maximumTextLength = 256
     public static let maximumKeyLength = 128
+    /// An icon is a glyph or a few (an emoji, a flag, "OK"), never a word: it sits in a 16-point square.
+    public static let maximumIconCharacters = 4
     public static let maximumDuration = Interval.seconds(3600)
 
     /// The input with its text trimmed, or the first rule it breaks. A new message needs a text.
@@ -15,6 +17,18 @@ public enum MessageRules {
             }
         } else if isNew {
             return .failure(.invalidField(field: "text", reason: "is required"))
+        }
+        if case .some(.some(let subtitle)) = input.subtitle {
+            switch self.text(subtitle, field: "subtitle") {
+            case .success(let trimmed): input.subtitle = .some(trimmed)
+            case .failure(let error): return .failure(error)
+            }
+        }
+        if case .some(.some(let icon)) = input.icon {
+            switch self.icon(icon) {
+            case .success(let trimmed): input.icon = .some(trimmed)
+            case .failure(let error): return .failure(error)
+            }
         }
         if let error = check(progress: input.progress ?? nil) ?? check(duration: input.duration) {
             return .failure(error)
@@ -29,15 +43,28 @@ public enum MessageRules {
         return .success(input)
     }
 
-    /// The text trimmed of surrounding white space, if 1–256 characters remain.
-    public static func text(_ text: String) -> Result<String, EngineError> {
+    /// The text (or subtitle) trimmed of surrounding white space, if 1–256 characters remain.
+    public static func text(_ text: String, field: String = "text") -> Result<String, EngineError> {
         let trimmed = trimmed(text)
         if trimmed.isEmpty {
-            return .failure(.invalidField(field: "text", reason: "must not be empty"))
+            return .failure(.invalidField(field: field, reason: "must not be empty"))
         }
         // Characters are never more than UTF-8 bytes: a short text needs no counting.
         if trimmed.utf8.count > maximumTextLength && trimmed.count > maximumTextLength {
-            return .failure(.invalidField(field: "text", reason: "must be at most \(maximumTextLength) characters"))
+            return .failure(.invalidField(field: field, reason: "must be at most \(maximumTextLength) characters"))
+        }
+        return .success(trimmed)
+    }
+
+    /// The icon trimmed of surrounding white space, if 1–4 grapheme clusters remain (a family
+    /// emoji joined by ZWJs, or a flag, is one).
+    public static func icon(_ icon: String) -> Result<String, EngineError> {
+        let trimmed = trimmed(icon)
+        // A cluster is at least one scalar: 4 scalars or fewer need no grapheme walk.
+        let clusters = trimmed.unicodeScalars.count <= maximumIconCharacters ? nil : trimmed.count
+        if trimmed.isEmpty || (clusters ?? 0) > maximumIconCharacters {
+            return .failure(
+                .invalidField(field: "icon", reason: "must be 1 to \(maximumIconCharacters) characters (grapheme clusters)"))
         }
         return .success(trimmed)
     }

@@ -96,6 +96,12 @@ extension OverlayEngine {
         var changed = old
         if let kind = valid.kind { changed.kind = kind }
         if let text = valid.text { changed.text = text }
+        if let subtitle = valid.subtitle { changed.subtitle = subtitle }
+        if let icon = valid.icon { changed.icon = icon }
+        // A new text is measured again (when it is drawn); the same text keeps its widths.
+        if (valid.text != nil || valid.subtitle != nil) && (changed.text != old.text || changed.subtitle != old.subtitle) {
+            changed.measured = nil
+        }
         if let progress = valid.progress { changed.progress = progress }
         if let duration = valid.duration { changed.duration = duration }
         if changed.kind == .progress && changed.progress == nil {

@@ -3,10 +3,12 @@ extension OverlayEngine {
     /// What a store keeps of this engine besides its messages.
     public var state: EngineState {
         EngineState(
-            version: version, nextID: nextID, now: now, device: device.name, orientation: orientation,
+            version: version, nextID: nextID, now: now, device: device.name, presentation: presentation,
+            orientation: orientation,
             rotationTarget: rotationTarget, phase: phase, transition: transition, currentID: current?.id,
             headOrder: headOrder, tailOrder: tailOrder, statusBar: statusBar.record,
-            statusBarTransient: statusBar.transient, leaving: leaving)
+            statusBarTransient: statusBar.transient, leaving: leaving,
+            heldSince: heldSince)
     }
 
     /// An engine restored from a store after a restart: the message that was shown goes back to
@@ -29,6 +31,7 @@ extension OverlayEngine {
         var engine = OverlayEngine(configuration: configuration, now: now, version: state.version, nextID: state.nextID)
         let changes = engine.applying { engine in
             if let device = devices[state.device] { engine.device = device }
+            if let presentation = state.presentation { engine.presentation = presentation }
             engine.orientation = state.rotationTarget ?? state.orientation
             if let record = state.statusBar {
                 engine.statusBar = StatusBar(
@@ -72,6 +75,7 @@ extension OverlayEngine {
         var engine = OverlayEngine(
             configuration: configuration, now: state.now, version: state.version, nextID: state.nextID)
         if let device = devices[state.device] { engine.device = device }
+        if let presentation = state.presentation { engine.presentation = presentation }
         engine.orientation = state.orientation
         engine.rotationTarget = state.rotationTarget
         engine.phase = state.phase
@@ -84,6 +88,7 @@ extension OverlayEngine {
                 transient: state.statusBarTransient, now: state.now)
         }
         engine.leaving = state.leaving
+        engine.heldSince = state.heldSince
         engine.history = MessageHistory(history.suffix(configuration.historySize))
         for message in live.sorted(by: { $0.queueOrder < $1.queueOrder }) {
             if message.id == state.currentID { continue }

@@ -24,7 +24,7 @@ extension OverlayEngine {
             rotationTarget = target
         case .rotatingIn:
             guard target != orientation else { return false }
-            startRotatingOut(from: presentation(at: now).alpha, to: target, at: now)
+            startRotatingOut(from: motion(at: now).alpha, to: target, at: now)
         case .hidden:
             guard target != orientation else { return false }
             orientation = target
@@ -50,19 +50,40 @@ extension OverlayEngine {
         return true
     }
 
+    /// The presentation changes (`PUT /presentation`); like a device, at once, with no animation.
+    /// Answers whether anything changed.
+    @discardableResult
+    public mutating func changePresentation(to target: Presentation, at time: Instant) -> Applied<Bool> {
+        applying { engine in
+            engine.reach(time)
+            guard target != engine.presentation else { return false }
+            let oldHeight = engine.windowHeight
+            engine.presentation = target
+            engine.rescaleSlide(from: oldHeight)
+            engine.version += 1
+            return true
+        }
+    }
+
     private mutating func applyDevice(_ profile: DeviceProfile, at time: Instant) -> Bool {
         reach(time)
         guard profile != device else { return false }
-        let oldHeight = device.statusBarHeight
+        let oldHeight = windowHeight
         device = profile
-        // A slide is measured in status-bar heights: it keeps its fraction, in the new height.
-        if var slide = transition, slide.property == .contentOffset, oldHeight > 0 {
-            slide.from = slide.from / oldHeight * profile.statusBarHeight
-            slide.to = slide.to / oldHeight * profile.statusBarHeight
-            transition = slide
-        }
+        rescaleSlide(from: oldHeight)
         version += 1
         return true
+    }
+
+    /// A slide is measured in window heights: it keeps its fraction, in the new height.
+    private mutating func rescaleSlide(from oldHeight: Double) {
+        let height = windowHeight
+        guard var slide = transition, slide.property == .contentOffset, oldHeight > 0, height != oldHeight else {
+            return
+        }
+        slide.from = slide.from / oldHeight * height
+        slide.to = slide.to / oldHeight * height
+        transition = slide
     }
 
     // MARK: - Phases
@@ -79,19 +100,21 @@ extension OverlayEngine {
         }
         phase = .showing
         transition =
-            configuration.showStyle == .slide
-            ? Transition(property: .contentOffset, from: -device.statusBarHeight, to: 0, start: time, length: length)
+            configuration.showStyle.slides
+            ? Transition(
+                property: .contentOffset, from: -windowHeight, to: 0, start: time, length: length,
+                bounces: configuration.showStyle == .bounce)
             : Transition(property: .alpha, from: 0, to: 1, start: time, length: length)
     }
 
     /// Hides from wherever the overlay is now: a hide that interrupts a show moves at the hide's
     /// speed over the distance that remains, as a rotation's fade-out does.
     mutating func startHide(at time: Instant) {
-        let height = device.statusBarHeight
-        let state = presentation(at: time)
+        let height = windowHeight
+        let state = motion(at: time)
         let next: Transition
         switch configuration.showStyle {
-        case .slide:
+        case .slide, .bounce:
             let fraction = height > 0 ? (state.contentOffset + height) / height : 0
             next = Transition(
                 property: .contentOffset, from: state.contentOffset, to: -height, start: time,
@@ -109,6 +132,8 @@ extension OverlayEngine {
     mutating func finishHide(at time: Instant) {
         phase = .hidden
         transition = nil
+        // A hidden overlay is under no finger: the hold ends with it.
+        heldSince = nil
         current = nil
         leaving = nil
         showNextIfAny(at: time)
@@ -149,10 +174,10 @@ extension OverlayEngine {
     // MARK: - Presentation
 
     /// contentOffset and alpha at `time`, from the phase and its transition.
-    func presentation(at time: Instant) -> (contentOffset: Double, alpha: Double) {
+    func motion(at time: Instant) -> (contentOffset: Double, alpha: Double) {
         switch phase {
         case .hidden:
-            return configuration.showStyle == .slide ? (-device.statusBarHeight, 0) : (0, 0)
+            return configuration.showStyle.slides ? (-windowHeight, 0) : (0, 0)
         case .visible:
             return (0, 1)
         case .showing, .hiding, .rotatingOut, .rotatingIn:

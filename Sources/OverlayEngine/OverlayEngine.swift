@@ -17,6 +17,8 @@ public struct OverlayEngine: Hashable, Sendable {
     /// The time of the latest event or deadline; events never move it back.
     public internal(set) var now: Instant
     public internal(set) var device: DeviceProfile
+    /// The presentation asked for, `auto` included; `presentationInEffect` is the one drawn.
+    public internal(set) var presentation: Presentation
     /// The orientation whose frame the window has now.
     public internal(set) var orientation: Orientation
     /// Where a rotation in `rotatingOut` is heading.
@@ -36,6 +38,12 @@ public struct OverlayEngine: Hashable, Sendable {
         }
         didSet {
             if let id = current?.id { recorded.record(id) }
+            // Measured once per text: when it becomes the drawn message, and after a change of a
+            // text (which clears `measured`), never per read.
+            if current != nil, current?.measured == nil {
+                let widths = measure(current!)
+                current?.measured = widths
+            }
         }
     }
     /// Waiting messages, first to show first.
@@ -51,6 +59,9 @@ public struct OverlayEngine: Hashable, Sendable {
     /// already (or ended), so not `current`, which would make it shown and queued at once.
     var leaving: Message?
     public internal(set) var nextID: Int64
+    /// When the finger that holds the overlay went down; nil when nothing holds it. While held,
+    /// the shown message does not end by its time.
+    public internal(set) var heldSince: Instant?
     /// What the running event has changed so far; empty between events, which hand it to their
     /// caller.
     var recorded = Changes()
@@ -64,12 +75,30 @@ public struct OverlayEngine: Hashable, Sendable {
         self.version = version
         self.now = now
         self.device = configuration.device
+        self.presentation = configuration.presentation
         self.orientation = configuration.orientation
         self.nextID = nextID
         self.statusBar = StatusBar(configuration: configuration.statusBar, curve: configuration.curve, now: now)
     }
 
     // MARK: - Reading
+
+    /// The presentation drawn: never `auto`.
+    public var presentationInEffect: Presentation { presentation.resolved(on: device) }
+
+    /// The window's height Hw: h for `statusBar`, more for `fullWidth` and `pill`; the content
+    /// slides from −Hw (hidden above the top edge) to 0.
+    public var windowHeight: Double {
+        PresentationLayout.windowHeight(
+            presentation, device: device, orientation: orientation, pillHeight: configuration.pillHeight)
+    }
+
+    /// The widths of a message's texts with the configured metrics.
+    func measure(_ message: Message) -> MeasuredText {
+        MeasuredText(
+            title: configuration.text.width(of: message.text, as: .title),
+            subtitle: message.subtitle.map { configuration.text.width(of: $0, as: .subtitle) })
+    }
 
     /// The earliest time at which something happens without an event: the end of the running
     /// animation, of the shown message's display time, or of the status bar's hide or show.
@@ -137,6 +166,7 @@ public struct OverlayEngine: Hashable, Sendable {
             case .messageEnds: messageTimeEnded(at: deadline.time)
             case .transitionEnds: transitionEnded(at: deadline.time)
             case .statusBarEnds: statusBar.advance(to: deadline.time)
+            case .holdEnds: endHold(at: deadline.time)
             }
             version += 1
         }
@@ -155,6 +185,7 @@ public struct OverlayEngine: Hashable, Sendable {
         case messageEnds
         case transitionEnds
         case statusBarEnds
+        case holdEnds
     }
 
     /// The shown message's end wins a tie with an animation's end: during a rotation both can
@@ -165,13 +196,14 @@ public struct OverlayEngine: Hashable, Sendable {
         var next: (time: Instant, kind: DeadlineKind)?
         // Fields read through the optional, not by binding `current`: a bound copy of the message
         // would retain its strings, on every read of `nextDeadline`.
-        if current?.state.hasEnded == false, let end = current?.deadline { next = (end, .messageEnds) }
+        if heldSince == nil, current?.state.hasEnded == false, let end = current?.deadline { next = (end, .messageEnds) }
         if let end = transition?.end, next.map({ end < $0.time }) ?? true { next = (end, .transitionEnds) }
         if let end = statusBar.nextDeadline, next.map({ end < $0.time }) ?? true { next = (end, .statusBarEnds) }
+        if let end = holdDeadline, next.map({ end < $0.time }) ?? true { next = (end, .holdEnds) }
         return next
     }
 
-    private mutating func messageTimeEnded(at time: Instant) {
+    mutating func messageTimeEnded(at time: Instant) {
         guard let ending = current else { return }
         endCurrent(as: ending.expiresAtDeadline ? .expired : .done, at: time)
         // A message whose time ends during a rotation is replaced or hidden when rotatingIn ends.

@@ -1,7 +1,36 @@
-/// The label inside the bar.
+/// A line of text inside the overlay: the label (the title) or the subtitle.
 public struct Label: Hashable, Sendable {
     public var text: String
     public var frame: Rect
+    /// The text's measured width, unrounded.
+    public var textWidth: Double
+    /// Whether the text is wider than its frame (a drawing truncates it).
+    public var truncated: Bool { textWidth > frame.width }
+
+    public init(text: String, frame: Rect, textWidth: Double = 0) {
+        self.text = text
+        self.frame = frame
+        self.textWidth = textWidth
+    }
+}
+
+/// What sits beside the text: the activity spinner of a `sending` message, else its icon.
+public struct Accessory: Hashable, Sendable {
+    public enum Kind: String, Hashable, Sendable {
+        case activity
+        case icon
+    }
+
+    public var kind: Kind
+    /// The icon's text; nil for the spinner.
+    public var icon: String?
+    public var frame: Rect
+}
+
+/// The capsule of the `pill` presentation.
+public struct Pill: Hashable, Sendable {
+    public var frame: Rect
+    public var cornerRadius: Double { frame.height / 2 }
 }
 
 /// The progress bar inside the bar, while the message has a progress.
@@ -18,11 +47,18 @@ public struct OverlaySnapshot: Hashable, Sendable {
     public var phase: Phase
     public var orientation: Orientation
     public var device: DeviceProfile
+    /// The presentation in effect: never `auto`.
+    public var presentation: Presentation
+    /// The window's frame in screen space: the status bar's with h replaced by Hw.
     public var frame: Rect
     public var contentOffset: Double
     public var alpha: Double
     public var message: Message?
     public var label: Label?
+    /// Drawn in `fullWidth` and `pill` only.
+    public var subtitle: Label?
+    public var accessory: Accessory?
+    public var pill: Pill?
     public var style: Style?
     public var activity: Bool
     public var progressBar: ProgressBar?
@@ -34,19 +70,23 @@ public struct OverlaySnapshot: Hashable, Sendable {
     public var statusBar: StatusBarSnapshot
     /// Whether the hidden status bar holds the overlay: no message starts to show.
     public var held: Bool
+    /// When the finger holding the overlay went down; nil when nothing holds it.
+    public var heldSince: Instant?
+    /// The drawn message's layout at rest (contentOffset 0): each frame above is it moved by
+    /// contentOffset, which is how a version's template fills them in.
+    public var restingLayout: PresentationLayout?
 
     public var rotation: Int { orientation.rotation }
 }
 
-/// What moves within one version: time, and during an animation contentOffset or alpha (with the
-/// label's and the progress bar's y), and the status bar's alpha or offset while it hides or
-/// shows. Everything else in an `OverlaySnapshot` changes only with the version.
+/// What moves within one version: time, and during an animation contentOffset or alpha (every
+/// frame of the content moves with contentOffset: its resting y plus the offset), and the status
+/// bar's alpha or offset while it hides or shows. Everything else in an `OverlaySnapshot` changes
+/// only with the version.
 public struct MovingValues: Hashable, Sendable {
     public var now: Instant
     public var contentOffset: Double
     public var alpha: Double
-    public var labelY: Double?
-    public var progressBarY: Double?
     public var statusBarAlpha: Double
     public var statusBarOffset: Double
 
@@ -54,21 +94,14 @@ public struct MovingValues: Hashable, Sendable {
         now = overlay.now
         contentOffset = overlay.contentOffset
         alpha = overlay.alpha
-        labelY = overlay.label?.frame.y
-        progressBarY = overlay.progressBar?.frame.y
         statusBarAlpha = overlay.statusBar.alpha
         statusBarOffset = overlay.statusBar.offset
     }
 
-    init(
-        now: Instant, contentOffset: Double, alpha: Double, labelY: Double?, progressBarY: Double?,
-        statusBarAlpha: Double, statusBarOffset: Double
-    ) {
+    init(now: Instant, contentOffset: Double, alpha: Double, statusBarAlpha: Double, statusBarOffset: Double) {
         self.now = now
         self.contentOffset = contentOffset
         self.alpha = alpha
-        self.labelY = labelY
-        self.progressBarY = progressBarY
         self.statusBarAlpha = statusBarAlpha
         self.statusBarOffset = statusBarOffset
     }
@@ -79,13 +112,9 @@ extension OverlayEngine {
     /// version cannot change): what a reader of an already encoded version needs, and nothing else.
     public func movingValues(at time: Instant) -> MovingValues {
         let at = max(time, now)
-        let (contentOffset, alpha) = presentation(at: at)
-        let shown = drawn
+        let (contentOffset, alpha) = motion(at: at)
         return MovingValues(
-            now: at, contentOffset: contentOffset, alpha: alpha,
-            labelY: shown.map { _ in labelFrame(contentOffset: contentOffset).y },
-            progressBarY: shown?.progress.map { progressBar(progress: $0, contentOffset: contentOffset).frame.y },
-            statusBarAlpha: statusBar.alpha(at: at),
+            now: at, contentOffset: contentOffset, alpha: alpha, statusBarAlpha: statusBar.alpha(at: at),
             statusBarOffset: statusBar.offset(at: at, height: device.statusBarHeight))
     }
 
@@ -107,46 +136,64 @@ extension OverlayEngine {
     }
 
     private func snapshot(at time: Instant) -> OverlaySnapshot {
-        let (contentOffset, alpha) = presentation(at: time)
+        let (contentOffset, alpha) = motion(at: time)
         let shown = drawn
+        let measured = shown.map { $0.measured ?? measure($0) }
+        let resting = shown.map { layout(of: $0, measured: measured!) }
+        let placed = resting?.shifted(by: contentOffset)
         return OverlaySnapshot(
             version: version,
             now: time,
             phase: phase,
             orientation: orientation,
             device: device,
-            frame: orientation.frame(on: device),
+            presentation: presentationInEffect,
+            frame: orientation.frame(on: device, height: windowHeight),
             contentOffset: contentOffset,
             alpha: alpha,
             message: shown,
-            label: shown.map { Label(text: $0.text, frame: labelFrame(contentOffset: contentOffset)) },
+            label: shown.map { Label(text: $0.text, frame: placed!.label, textWidth: measured!.title) },
+            subtitle: placed?.subtitle.flatMap { frame in
+                shown?.subtitle.map { Label(text: $0, frame: frame, textWidth: measured?.subtitle ?? 0) }
+            },
+            accessory: placed?.accessory.flatMap { frame in shown.flatMap { accessory(of: $0, frame: frame) } },
+            pill: placed?.pill.map { Pill(frame: $0) },
             style: shown.flatMap {
                 configuration.style(for: $0.kind, statusBarStyle: statusBar.style, statusBar: configuration.statusBar)
             },
             activity: shown?.kind.showsActivity ?? false,
-            progressBar: shown?.progress.map { progressBar(progress: $0, contentOffset: contentOffset) },
+            progressBar: shown?.progress.flatMap { progress in
+                placed?.progressBar.map {
+                    ProgressBar(progress: progress, position: configuration.progressBarPosition, frame: $0)
+                }
+            },
             queued: queue.count,
             animation: transition,
             curve: configuration.curve,
             statusBar: statusBarSnapshot(at: time),
-            held: statusBar.holdsOverlay
+            held: statusBar.holdsOverlay,
+            heldSince: heldSince,
+            restingLayout: resting
         )
     }
 
-    /// (inset, contentOffset, L − 2·inset, h) in the bar's own space (MODEL §1).
-    func labelFrame(contentOffset: Double) -> Rect {
-        let length = orientation.barLength(on: device)
-        let inset = configuration.inset
-        return Rect(x: inset, y: contentOffset, width: length - 2 * inset, height: device.statusBarHeight)
+    /// The spinner of a kind that shows activity, else the message's icon, else nothing.
+    private func accessory(of message: Message, frame: Rect) -> Accessory? {
+        if message.kind.showsActivity { return Accessory(kind: .activity, icon: nil, frame: frame) }
+        return message.icon.map { Accessory(kind: .icon, icon: $0, frame: frame) }
     }
 
-    /// Height p at the bottom, top or centre; fill L × progress, never less than two caps while
-    /// progress > 0 (a stretchable image cannot be narrower than its caps), never more than L.
-    func progressBar(progress: Double, contentOffset: Double) -> ProgressBar {
-        let frame = PresentationLayout.progressFrame(
-            x: 0, track: orientation.barLength(on: device), top: contentOffset, height: device.statusBarHeight,
-            progress: progress, barHeight: configuration.progressBarHeight,
-            position: configuration.progressBarPosition, capWidth: configuration.progressBarCapWidth)
-        return ProgressBar(progress: progress, position: configuration.progressBarPosition, frame: frame)
+    /// Where the presentation in effect puts `message`'s parts, at rest (contentOffset 0).
+    func layout(of message: Message, measured: MeasuredText) -> PresentationLayout {
+        var input = PresentationLayout.Input(
+            presentation: presentationInEffect, device: device, orientation: orientation,
+            inset: configuration.inset, contentOffset: 0, titleWidth: measured.title,
+            subtitleWidth: message.subtitle == nil ? nil : measured.subtitle ?? 0,
+            hasAccessory: message.kind.showsActivity || message.icon != nil, progress: message.progress)
+        input.progressBarHeight = configuration.progressBarHeight
+        input.progressBarPosition = configuration.progressBarPosition
+        input.progressBarCapWidth = configuration.progressBarCapWidth
+        input.pillHeight = configuration.pillHeight
+        return PresentationLayout(input)
     }
 }

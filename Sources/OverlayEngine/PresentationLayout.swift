@@ -60,6 +60,8 @@ public struct PresentationLayout: Hashable, Sendable {
         }
     }
 
+    /// The layout at `input.contentOffset`: the layout at rest (offset 0) with every y moved by
+    /// the offset, so that a reader of the resting frames draws the same numbers.
     public init(_ input: Input) {
         let length = input.orientation.barLength(on: input.device)
         let safeArea = input.device.topSafeArea(in: input.orientation)
@@ -68,18 +70,33 @@ public struct PresentationLayout: Hashable, Sendable {
         } else {
             self.init(bar: input, length: length, safeArea: safeArea)
         }
+        if input.contentOffset != 0 { self = shifted(by: input.contentOffset) }
+    }
+
+    /// This layout with the content moved down by `offset` (up when negative): every frame's y
+    /// is its resting y plus the offset.
+    public func shifted(by offset: Double) -> PresentationLayout {
+        func move(_ rect: Rect?) -> Rect? {
+            rect.map { Rect(x: $0.x, y: $0.y + offset, width: $0.width, height: $0.height) }
+        }
+        var moved = self
+        moved.label = move(label)!
+        moved.subtitle = move(subtitle)
+        moved.accessory = move(accessory)
+        moved.pill = move(pill)
+        moved.progressBar = move(progressBar)
+        return moved
     }
 
     /// `statusBar` and `fullWidth`: the label across the bar, the accessory in the left inset.
     private init(bar input: Input, length: Double, safeArea: Double) {
-        let offset = input.contentOffset
         windowHeight = Self.windowHeight(
             input.presentation, device: input.device, orientation: input.orientation, pillHeight: input.pillHeight)
         subtitle = nil
         pill = nil
         if input.presentation.resolved(on: input.device) == .fullWidth {
             let content = PresentationMetrics.fullWidthContentHeight(safeArea: safeArea)
-            let top = offset + safeArea
+            let top = safeArea
             label = Rect(x: input.inset, y: top, width: length - 2 * input.inset, height: content)
             if input.subtitleWidth != nil {
                 label.y = top + (content - 31) / 2
@@ -89,8 +106,8 @@ public struct PresentationLayout: Hashable, Sendable {
             progressBar = input.progress.map { Self.bar(input, length: length, top: top, height: content, $0) }
         } else {
             let height = input.device.statusBarHeight
-            label = Rect(x: input.inset, y: offset, width: length - 2 * input.inset, height: height)
-            progressBar = input.progress.map { Self.bar(input, length: length, top: offset, height: height, $0) }
+            label = Rect(x: input.inset, y: 0, width: length - 2 * input.inset, height: height)
+            progressBar = input.progress.map { Self.bar(input, length: length, top: 0, height: height, $0) }
         }
         let size = PresentationMetrics.accessorySize
         accessory =
@@ -109,7 +126,7 @@ public struct PresentationLayout: Hashable, Sendable {
         let minimum = max(metrics.pillMinimumWidth, height)
         let width = max(minimum, min(length - 2 * metrics.pillMargin, text + 2 * metrics.pillPadding)).rounded()
         let x = max(metrics.pillMargin, (length - width) / 2).rounded()
-        let y = top + input.contentOffset
+        let y = top
         pill = Rect(x: x, y: y, width: width, height: height)
         let group = min(text, width - 2 * metrics.pillPadding)
         if input.hasAccessory {

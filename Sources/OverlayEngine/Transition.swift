@@ -10,13 +10,18 @@ public struct Transition: Hashable, Sendable {
     public var to: Double
     public var start: Instant
     public var length: Interval
+    /// A `bounce` show: along the ease-out bounce curve, whatever the configured curve.
+    public var bounces: Bool
 
-    public init(property: Property, from: Double, to: Double, start: Instant, length: Interval) {
+    public init(
+        property: Property, from: Double, to: Double, start: Instant, length: Interval, bounces: Bool = false
+    ) {
         self.property = property
         self.from = from
         self.to = to
         self.start = start
         self.length = length
+        self.bounces = bounces
     }
 
     public var end: Instant { start + length }
@@ -26,6 +31,9 @@ public struct Transition: Hashable, Sendable {
         guard length > .zero else { return to }
         let fraction = Double((time - start).nanoseconds) / Double(length.nanoseconds)
         if fraction >= 1 { return to }
+        // A bounce is written as the distance still to go, to − (to − from)(1 − b): from −Hw to 0
+        // that is exactly −Hw × (1 − b(p)), the curve's own form.
+        if bounces { return to - (to - from) * (1 - Curve.easeOutBounce(fraction)) }
         return from + (to - from) * curve.value(at: fraction)
     }
 }

@@ -24,6 +24,7 @@ public final class OverlayService: Sendable {
     let messages: MessageHandlers
     let overlays: OverlayHandlers
     let settings: SettingHandlers
+    let touches: TouchHandlers
     let statusBars: StatusBarHandlers
     let clocks: ClockHandlers
     let channelList: ChannelHandlers
@@ -74,6 +75,7 @@ public final class OverlayService: Sendable {
         messages = MessageHandlers(channels: channels, metrics: metrics, maxPageBytes: configuration.maxPageBytes)
         overlays = OverlayHandlers(channels: channels, encoder: encoder)
         settings = SettingHandlers(channels: channels, encoder: encoder, devices: configuration.devices)
+        touches = TouchHandlers(channels: channels, encoder: encoder)
         statusBars = StatusBarHandlers(channels: channels, encoder: encoder, configuration: engine.statusBar)
         clocks = ClockHandlers(clock: clock, channels: channels, engine: engine)
         channelList = ChannelHandlers(channels: channels)

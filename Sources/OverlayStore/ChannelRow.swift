@@ -76,6 +76,11 @@ struct ChannelRow {
         get { state.transition?.length }
         set { if let newValue { state.transition?.length = newValue } }
     }
+    /// Null in a row from before bounces: such a transition does not bounce.
+    var transitionBounces: Bool? {
+        get { state.transition?.bounces }
+        set { if let newValue { state.transition?.bounces = newValue } }
+    }
 
     // The status bar's running hide or show, the same way: five columns, the animation first.
     var statusBarMotionAnimation: StatusBarAnimation? {

@@ -174,6 +174,7 @@ extension Orientation: NamedColumnValue {}
 extension MessageKind: NamedColumnValue {}
 extension MessageState: NamedColumnValue {}
 extension Phase: NamedColumnValue {}
+extension Presentation: NamedColumnValue {}
 extension Transition.Property: NamedColumnValue {}
 extension StatusBarStyle: NamedColumnValue {}
 extension StatusBarAnimation: NamedColumnValue {}

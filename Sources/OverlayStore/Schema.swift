@@ -69,6 +69,9 @@ enum Schema {
             Column("status_bar_motion_to", \.statusBarMotionTo),
             Column("status_bar_motion_start_ns", \.statusBarMotionStart),
             Column("status_bar_motion_length_ns", \.statusBarMotionLength),
+            Column("presentation", \.state.presentation),
+            Column("transition_bounces", \.transitionBounces),
+            Column("held_since_ns", \.state.heldSince),
         ])
 
     static let controllers = Table<ControllerRow>(
@@ -93,6 +96,8 @@ enum Schema {
         Column("id", \.message.id),
         Column("kind", \.message.kind),
         Column("text", \.message.text),
+        Column("subtitle", \.message.subtitle),
+        Column("icon", \.message.icon),
         Column("progress", \.message.progress),
         Column("duration_ns", \.message.duration),
         Column("immediate", \.message.immediate),
@@ -235,6 +240,22 @@ enum Schema {
               expires_at_deadline INTEGER NOT NULL,
               queue_order INTEGER NOT NULL
             ) WITHOUT ROWID;
+            """
+        ),
+        (
+            // The devices of today (docs/MODEL.md, "Presentations"): a channel's presentation
+            // (null in a row from before: the configured one), whether its show bounces, a hold
+            // under way (what a rollback restores; a restart releases it), and a message's
+            // subtitle and icon, in both tables that hold messages.
+            5,
+            """
+            ALTER TABLE channels ADD COLUMN presentation TEXT;
+            ALTER TABLE channels ADD COLUMN transition_bounces INTEGER;
+            ALTER TABLE channels ADD COLUMN held_since_ns INTEGER;
+            ALTER TABLE messages ADD COLUMN subtitle TEXT;
+            ALTER TABLE messages ADD COLUMN icon TEXT;
+            ALTER TABLE leaving_messages ADD COLUMN subtitle TEXT;
+            ALTER TABLE leaving_messages ADD COLUMN icon TEXT;
             """
         ),
     ]

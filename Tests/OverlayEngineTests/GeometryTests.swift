@@ -23,7 +23,8 @@ func row(
         frame: Rect(x: frame.0, y: frame.1, width: frame.2, height: frame.3), length: length)
 }
 
-/// MODEL §1's table, written out for each device: W × H with status bar h.
+/// MODEL §1's table, written out for each device: W × H with status bar h. It is the `statusBar`
+/// presentation's (on a device with a cutout `auto` is the pill: PresentationEngineTests).
 let geometryCases: [GeometryCase] = [
     // iphone: 320 × 480, h = 20
     row(.iphone, .portrait, 0, (0, 0, 320, 20), 320),
@@ -51,6 +52,7 @@ struct GeometryTests {
         var engine = makeEngine {
             $0.device = row.device
             $0.orientation = row.orientation
+            $0.presentation = .statusBar
         }
         try engine.posted(.message("Downloading", kind: .progress, progress: 1), at: .seconds(0))
         let overlay = engine.overlay(at: .seconds(0.25))
@@ -70,6 +72,7 @@ struct GeometryTests {
         let engine = makeEngine {
             $0.device = row.device
             $0.orientation = row.orientation
+            $0.presentation = .statusBar
         }
         let overlay = engine.overlay(at: .seconds(0))
         #expect(overlay.phase == .hidden)
@@ -103,7 +106,10 @@ struct GeometryTests {
 
     /// The label slides with the content: its y is the contentOffset, in the bar's own height.
     @Test func labelFollowsContentOffset() throws {
-        var engine = makeEngine { $0.device = .iphoneNotch }
+        var engine = makeEngine {
+            $0.device = .iphoneNotch
+            $0.presentation = .statusBar
+        }
         try engine.posted(.message("a"), at: .seconds(0))
         #expect(engine.overlay(at: .seconds(0)).label?.frame == Rect(x: 30, y: -44, width: 315, height: 44))
         #expect(engine.overlay(at: .seconds(0.125)).label?.frame == Rect(x: 30, y: -22, width: 315, height: 44))
@@ -120,7 +126,7 @@ struct GeometryTests {
     /// Changing the device changes the frame at once, and a running slide keeps its fraction in the
     /// new bar height (docs/BEHAVIOUR.md).
     @Test func deviceChangeDuringSlide() throws {
-        var engine = makeEngine()
+        var engine = makeEngine { $0.presentation = .statusBar }
         try engine.posted(.message("a"), at: .seconds(0))
         let changed = engine.changeDevice(to: .iphoneNotch, at: .seconds(0.125)).value
         #expect(changed)

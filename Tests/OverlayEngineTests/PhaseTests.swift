@@ -11,7 +11,7 @@ struct PhaseTests {
         #expect(
             Phase.allCases.map(\.rawValue) == ["hidden", "showing", "visible", "hiding", "rotatingOut", "rotatingIn"])
         #expect(EngineConfiguration().showStyle == .slide)
-        #expect(ShowStyle.allCases.map(\.rawValue) == ["slide", "fade", "none"])
+        #expect(ShowStyle.allCases.map(\.rawValue) == ["slide", "fade", "none", "bounce"])
     }
 
     /// Slide: contentOffset −h → 0 in 0.25 s, with alpha 1 throughout.

@@ -50,9 +50,13 @@ struct ProgressBarTests {
 
     /// On the notched iPhone (h = 44, L = 375): bottom y = 42, centre y = 21.
     @Test func tallerBar() throws {
-        let bottom = try shown(progress: 0.2) { $0.device = .iphoneNotch }
+        let bottom = try shown(progress: 0.2) {
+            $0.device = .iphoneNotch
+            $0.presentation = .statusBar
+        }
         let center = try shown(progress: 0.2) {
             $0.device = .iphoneNotch
+            $0.presentation = .statusBar
             $0.progressBarPosition = .center
         }
         #expect(bottom.progressBar?.frame == Rect(x: 0, y: 42, width: 75, height: 2))

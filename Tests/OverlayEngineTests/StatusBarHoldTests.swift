@@ -378,7 +378,7 @@ struct StatusBarHoldTests {
     /// A device change while hidden moves both bars' frames; a running slide of the bar keeps its
     /// fraction in the new height, and so does the overlay's slide beside it.
     @Test func deviceChangeWhileHidden() throws {
-        var engine = makeEngine()
+        var engine = makeEngine { $0.presentation = .statusBar }
         try engine.posted(.message("a"), at: .seconds(0))
         try engine.setBar(hidden: true, animation: .slide, at: 1)
         engine.changeDevice(to: .iphoneNotch, at: .seconds(1.125))

@@ -341,8 +341,10 @@ struct ChannelTests {
         #expect(try live.get("/channels/phone").json["device"]?.string == "iphone")
 
         let notch = try live.request("PUT", "/channels/phone/device", body: "iphone-notch")
+        // A notch makes `auto` the pill: the window reaches its bottom, 44 − 7 + 50 = 87.
+        #expect(notch.json["presentation"]?.string == "pill")
         #expect(notch.json["frame"]?["width"]?.number == 375)
-        #expect(notch.json["frame"]?["height"]?.number == 44)
+        #expect(notch.json["frame"]?["height"]?.number == 87)
         #expect(notch.json["version"]?.int == 2)
 
         expectError(

@@ -116,6 +116,7 @@ struct FieldReadingTests {
         #expect(throws: APIError.badRequest("immediate cannot be changed after posting", field: "immediate")) {
             try FieldReader(query, MessageFields.patch).read(MessageFields.patch, into: &patch)
         }
-        #expect(MessageFields.post.names == ["kind", "text", "progress", "duration", "immediate", "key"])
+        #expect(
+            MessageFields.post.names == ["kind", "text", "subtitle", "icon", "progress", "duration", "immediate", "key"])
     }
 }

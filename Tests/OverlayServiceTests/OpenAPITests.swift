@@ -27,8 +27,8 @@ struct OpenAPITests {
     /// The paths whose operations every channel has, unprefixed (the `default` channel) and under
     /// `/channels/{name}`.
     static let channelPaths = [
-        "/messages", "/messages/{id}", "/overlay", "/orientation", "/device", "/statusbar",
-        "/statusbar/controllers", "/events", "/preview",
+        "/messages", "/messages/{id}", "/overlay", "/overlay/hold", "/overlay/release", "/overlay/dismiss",
+        "/orientation", "/device", "/presentation", "/statusbar", "/statusbar/controllers", "/events", "/preview",
     ]
 
     /// A request that should succeed, per documented operation: the path with its parameters
@@ -41,6 +41,7 @@ struct OpenAPITests {
             case ("PATCH", _): #"{"text": "changed"}"#
             case ("PUT", "orientation"): #"{"orientation": "landscapeLeft"}"#
             case ("PUT", "device"): #"{"device": "iphone"}"#
+            case ("PUT", "presentation"): #"{"presentation": "pill"}"#
             case ("PUT", "statusbar"): #"{"hidden": true, "animation": "slide"}"#
             case ("PUT", "controllers"): #"{"root": "main", "controllers": [{"name": "main"}]}"#
             case ("POST", "clock"): #"{"advance": 0.5}"#
@@ -139,6 +140,10 @@ struct OpenAPITests {
         for operation in outline.operations {
             let (path, body) = Self.sample(operation, messageID: nextID)
             if operation.path.hasSuffix("{id}") { nextID += 1 }
+            // A finger holds or swipes a shown message: one is shown at once for it.
+            if operation.method == "POST" && (path.hasSuffix("/hold") || path.hasSuffix("/dismiss")) {
+                #expect(try live.post("/messages", json: #"{"text": "touched", "immediate": true}"#).status == 202)
+            }
             let status: Int
             let answer: String
             if operation.method == "GET" && operation.path.hasSuffix("/events") {
@@ -217,7 +222,7 @@ struct OpenAPITests {
         expectKeys(overlay, ["Overlay"])
         let nested = ["Overlay", "properties"]
         expectKeys(overlay["message"], nested + ["message"])
-        expectKeys(overlay["label"], nested + ["label"])
+        expectKeys(overlay["label"], ["TextLine"])
         expectKeys(overlay["style"], nested + ["style"])
         expectKeys(overlay["progressBar"], nested + ["progressBar"])
         expectKeys(overlay["animation"], nested + ["animation"], optional: ["curve"])
@@ -225,6 +230,18 @@ struct OpenAPITests {
         expectKeys(overlay["statusBar"], ["StatusBar"])
         expectKeys(overlay["statusBar"]?["frame"], ["Rect"])
         #expect(overlay["held"]?.bool == false)
+
+        // A pill with a subtitle and an icon, held.
+        #expect(try live.request("PUT", "/presentation", body: "pill").status == 200)
+        #expect(try live.request("PATCH", "/messages/1", body: "subtitle=half+way&icon=%E2%AC%87").status == 200)
+        #expect(try live.request("POST", "/overlay/hold").status == 200)
+        let pill = try live.overlay()
+        expectKeys(pill, ["Overlay"])
+        expectKeys(pill["subtitle"], ["TextLine"])
+        expectKeys(pill["accessory"], nested + ["accessory"])
+        expectKeys(pill["pill"], nested + ["pill"])
+        expectKeys(pill["touch"], nested + ["touch"])
+        expectKeys(try live.request("POST", "/overlay/dismiss").json, ["Message"])
 
         // The status bar hiding (its animation), then its state with a hierarchy.
         let hidden = try live.request("PUT", "/statusbar?hidden=true&animation=slide")

@@ -12,10 +12,10 @@ import Testing
 @Suite("Overlay and service API")
 struct OverlayAPITests {
     static let overlayKeys = [
-        "version", "now", "phase", "orientation", "rotation", "device", "frame", "x", "y", "width", "height",
-        "contentOffset", "alpha", "message", "label", "style", "activity", "progressBar", "queued", "animation",
-        "statusBar", "style", "hidden", "alpha", "offset", "frame", "x", "y", "width", "height", "animation",
-        "styleFrom", "hiddenFrom", "held",
+        "version", "now", "phase", "orientation", "rotation", "device", "presentation", "frame", "x", "y", "width",
+        "height", "contentOffset", "alpha", "message", "label", "subtitle", "accessory", "pill", "style", "activity",
+        "progressBar", "queued", "animation", "statusBar", "style", "hidden", "alpha", "offset", "frame", "x", "y",
+        "width", "height", "animation", "styleFrom", "hiddenFrom", "held", "touch",
     ]
 
     /// A fresh overlay is hidden, with every optional part null, ETag W/"0" and no-cache.
@@ -31,13 +31,14 @@ struct OverlayAPITests {
             Array(
                 """
                 {"version": 0, "now": 0, "phase": "hidden", "orientation": "portrait", "rotation": 0,
-                 "device": "ipad", "frame": {"x": 0, "y": 0, "width": 768, "height": 20},
-                 "contentOffset": -20, "alpha": 0, "message": null, "label": null, "style": null,
+                 "device": "ipad", "presentation": "statusBar", "frame": {"x": 0, "y": 0, "width": 768, "height": 20},
+                 "contentOffset": -20, "alpha": 0, "message": null, "label": null, "subtitle": null,
+                 "accessory": null, "pill": null, "style": null,
                  "activity": false, "progressBar": null, "queued": 0, "animation": null,
                  "statusBar": {"style": "lightContent", "hidden": false, "alpha": 1, "offset": 0,
                    "frame": {"x": 0, "y": 0, "width": 768, "height": 20}, "animation": null,
                    "styleFrom": "application", "hiddenFrom": "application"},
-                 "held": false}
+                 "held": false, "touch": null}
                 """.utf8))
         #expect(response.json == expected)
     }
@@ -296,6 +297,8 @@ struct OverlayAPITests {
         #expect(endpoints.contains("GET /openapi.yaml"))
         #expect(endpoints.contains("GET /preview"))
         #expect(endpoints.contains("PUT /statusbar/controllers"))
-        #expect(endpoints.count == 21)
+        #expect(endpoints.contains("PUT /presentation"))
+        #expect(endpoints.contains("POST /overlay/hold"))
+        #expect(endpoints.count == 25)
     }
 }

@@ -200,7 +200,6 @@ struct StatusBarPersistenceTests {
         let version = try database.prepare("SELECT version FROM schema_version")
         #expect(try version.step())
         #expect(version.int(0) == Schema.latest)
-        #expect(Schema.latest == 4)
         // Launched shown this time: the stored bar wins over the launch state.
         let live = try Self.server(on: directory)
         let state = try live.get("/statusbar").json["statusBar"]

@@ -6,6 +6,10 @@ import OverlayEngine
 package enum MessageFields {
     package static let kind = Field<MessageKind>.choice("kind")
     package static let text = Field.string("text")
+    /// Null removes it (PATCH); the engine trims it and checks its length, as the text's.
+    package static let subtitle = Field.string("subtitle").nullable
+    /// Null removes it (PATCH); the engine checks it is 1–4 grapheme clusters.
+    package static let icon = Field.string("icon").nullable
     package static let progress = Field.number("progress").nullable
     /// Checked on the number as sent, before rounding to whole nanoseconds (the engine checks the
     /// rounded one): 3600.0000000000005 is over 3600.
@@ -24,6 +28,7 @@ package enum MessageFields {
         text: "text",
         [
             FieldRule(kind) { $0.kind = $1 }, FieldRule(text) { $0.text = $1 },
+            FieldRule(subtitle) { $0.subtitle = $1 }, FieldRule(icon) { $0.icon = $1 },
             FieldRule(progress) { $0.progress = $1 }, FieldRule(duration) { $0.duration = $1 },
             FieldRule(immediate) { $0.immediate = $1 }, FieldRule(key) { $0.key = $1 },
         ])
@@ -32,6 +37,7 @@ package enum MessageFields {
         text: "text",
         [
             FieldRule(kind) { $0.kind = $1 }, FieldRule(text) { $0.text = $1 },
+            FieldRule(subtitle) { $0.subtitle = $1 }, FieldRule(icon) { $0.icon = $1 },
             FieldRule(progress) { $0.progress = $1 }, FieldRule(duration) { $0.duration = $1 },
             .refused("immediate", "cannot be changed after posting"),
             .refused("key", "cannot be changed after posting"),

@@ -1,7 +1,7 @@
 import MicroHTTP
 import OverlayEngine
 
-/// `PUT /orientation` and `PUT /device`: one named value of the channel's screen, set by name.
+/// `PUT /orientation`, `PUT /device` and `PUT /presentation`: one named value of the channel's screen, set by name.
 struct SettingHandlers: Sendable {
     let channels: ChannelRegistry
     let encoder: OverlayEncoder
@@ -10,12 +10,14 @@ struct SettingHandlers: Sendable {
     enum Setting: String, Sendable {
         case orientation
         case device
+        case presentation
 
         /// The names it accepts, for the error that lists them.
         func names(_ devices: [String: DeviceProfile]) -> [String] {
             switch self {
             case .orientation: Orientation.allCases.map(\.rawValue)
             case .device: devices.keys.sorted()
+            case .presentation: Presentation.allCases.map(\.rawValue)
             }
         }
 
@@ -30,6 +32,9 @@ struct SettingHandlers: Sendable {
             case .device:
                 guard let profile = devices[name] else { return nil }
                 return { engine, now in engine.changeDevice(to: profile, at: now) }
+            case .presentation:
+                guard let presentation = Presentation(rawValue: name) else { return nil }
+                return { engine, now in engine.changePresentation(to: presentation, at: now) }
             }
         }
     }

@@ -11,8 +11,8 @@ public struct JSONWriter: ~Copyable {
     private var count = 0
     private var capacity: Int
     private var needsComma = false
-    /// Where `slot(_:)` left gaps: byte offsets, with the caller's tag for each.
-    public private(set) var slots: [(offset: Int, tag: Int)] = []
+    /// Where `slot(_:base:)` left gaps: byte offsets, with the caller's tag and number for each.
+    public private(set) var slots: [(offset: Int, tag: Int, base: Double)] = []
 
     public init(capacity: Int = 512) {
         self.capacity = max(capacity, 16)
@@ -149,9 +149,10 @@ public struct JSONWriter: ~Copyable {
     }
 
     /// A gap where a value will go, to be filled per use (see `OverlayTemplate`).
-    public mutating func slot(_ tag: Int) {
+    /// `base` is a number the filling needs (a frame's resting y, say).
+    public mutating func slot(_ tag: Int, base: Double = 0) {
         separate()
-        slots.append((count, tag))
+        slots.append((count, tag, base))
         needsComma = true
     }
 

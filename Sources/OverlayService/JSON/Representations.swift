@@ -22,6 +22,8 @@ extension JSONWriter {
         integer(overlay.rotation)
         key("device")
         string(overlay.device.name)
+        key("presentation")
+        string(overlay.presentation.rawValue)
         key("frame")
         rect(overlay.frame)
         key("contentOffset")
@@ -37,12 +39,29 @@ extension JSONWriter {
             null()
         }
         key("label")
-        if let label = overlay.label {
+        line(overlay.label, restingY: overlay.restingLayout?.label.y, template: template)
+        key("subtitle")
+        line(overlay.subtitle, restingY: overlay.restingLayout?.subtitle?.y, template: template)
+        key("accessory")
+        if let accessory = overlay.accessory {
             beginObject()
-            key("text")
-            string(label.text)
+            key("kind")
+            string(accessory.kind.rawValue)
+            key("icon")
+            if let icon = accessory.icon { string(icon) } else { null() }
             key("frame")
-            rect(label.frame, moving: template ? .labelY : nil)
+            rect(accessory.frame, restingY: template ? overlay.restingLayout?.accessory?.y : nil)
+            endObject()
+        } else {
+            null()
+        }
+        key("pill")
+        if let pill = overlay.pill {
+            beginObject()
+            key("frame")
+            rect(pill.frame, restingY: template ? overlay.restingLayout?.pill?.y : nil)
+            key("cornerRadius")
+            number(pill.cornerRadius)
             endObject()
         } else {
             null()
@@ -68,7 +87,7 @@ extension JSONWriter {
             key("position")
             string(bar.position.rawValue)
             key("frame")
-            rect(bar.frame, moving: template ? .progressBarY : nil)
+            rect(bar.frame, restingY: template ? overlay.restingLayout?.progressBar?.y : nil)
             endObject()
         } else {
             null()
@@ -88,7 +107,10 @@ extension JSONWriter {
             number(animation.start.seconds)
             key("duration")
             number(animation.length.seconds)
-            if overlay.curve != .linear {
+            if animation.bounces {
+                key("curve")
+                string("easeOutBounce")
+            } else if overlay.curve != .linear {
                 key("curve")
                 string(overlay.curve.rawValue)
             }
@@ -103,6 +125,31 @@ extension JSONWriter {
                 ? (OverlayTemplate.Slot.statusBarAlpha.rawValue, OverlayTemplate.Slot.statusBarOffset.rawValue) : nil)
         key("held")
         bool(overlay.held)
+        key("touch")
+        if let heldSince = overlay.heldSince {
+            beginObject()
+            key("heldSince")
+            seconds(heldSince)
+            endObject()
+        } else {
+            null()
+        }
+        endObject()
+    }
+
+    /// The label or the subtitle: its text, frame (moving with the content), measured width and
+    /// whether that is wider than the frame.
+    private mutating func line(_ line: Label?, restingY: Double?, template: Bool) {
+        guard let line else { return null() }
+        beginObject()
+        key("text")
+        string(line.text)
+        key("frame")
+        rect(line.frame, restingY: template ? restingY : nil)
+        key("textWidth")
+        number(line.textWidth)
+        key("truncated")
+        bool(line.truncated)
         endObject()
     }
 
@@ -137,18 +184,23 @@ extension JSONWriter {
         string(message.kind.rawValue)
         key("text")
         string(message.text)
+        key("subtitle")
+        if let subtitle = message.subtitle { string(subtitle) } else { null() }
+        key("icon")
+        if let icon = message.icon { string(icon) } else { null() }
         key("progress")
         optionalNumber(message.progress)
         key("state")
         string(message.state.rawValue)
     }
 
-    mutating func rect(_ rect: Rect, moving: OverlayTemplate.Slot? = nil) {
+    /// With `restingY`, the y is a template's slot: the resting y plus contentOffset.
+    mutating func rect(_ rect: Rect, restingY: Double? = nil) {
         beginObject()
         key("x")
         number(rect.x)
         key("y")
-        if let moving { slot(moving.rawValue) } else { number(rect.y) }
+        if let restingY { slot(OverlayTemplate.Slot.contentY.rawValue, base: restingY) } else { number(rect.y) }
         key("width")
         number(rect.width)
         key("height")
@@ -222,15 +274,17 @@ struct OverlayEncoder: Sendable {
 /// The overlay JSON of one version, cut where the values that move within a version go.
 ///
 /// Within a version only time moves: `now`, and during an animation contentOffset or alpha (and
-/// with them the label's and the progress bar's y), and the status bar's alpha and offset while
-/// it hides or shows. Everything else (texts, styles, frames, the animation descriptors) is
-/// encoded once per version; a read fills in seven numbers.
+/// with contentOffset the y of every frame of the content: its resting y plus the offset), and
+/// the status bar's alpha and offset while it hides or shows. Everything else (texts, styles,
+/// frames, the animation descriptors) is encoded once per version; a read fills in the numbers.
 ///
 /// A class: a read takes the channel's template out from under the lock, and a reference is one
 /// retain where a copy of the struct would be one per array it holds.
 final class OverlayTemplate: Sendable {
     enum Slot: Int, Sendable {
-        case now, contentOffset, alpha, labelY, progressBarY, statusBarAlpha, statusBarOffset
+        case now, contentOffset, alpha, statusBarAlpha, statusBarOffset
+        /// A frame's y: its resting y (the slot's base) plus contentOffset.
+        case contentY
     }
 
     let version: UInt64
@@ -240,9 +294,10 @@ final class OverlayTemplate: Sendable {
     let notModified: HTTPResponse
     private let pieces: [[UInt8]]
     private let slots: [Slot]
+    private let bases: [Double]
     private let size: Int
 
-    init(version: UInt64, json: [UInt8], slots: [(offset: Int, tag: Int)], headers: [Header]) {
+    init(version: UInt64, json: [UInt8], slots: [(offset: Int, tag: Int, base: Double)], headers: [Header]) {
         self.version = version
         self.headers = headers
         var notModified = HTTPResponse(status: 304, headers: headers.filter { $0.name != Header.json.name })
@@ -257,6 +312,7 @@ final class OverlayTemplate: Sendable {
         pieces.append(Array(json[start...]))
         self.pieces = pieces
         self.slots = slots.map { Slot(rawValue: $0.tag)! }
+        self.bases = slots.map(\.base)
         self.size = json.count
     }
 
@@ -268,8 +324,7 @@ final class OverlayTemplate: Sendable {
             case .now: writer.rawSeconds(values.now)
             case .contentOffset: writer.rawNumber(values.contentOffset)
             case .alpha: writer.rawNumber(values.alpha)
-            case .labelY: writer.rawNumber(values.labelY ?? 0)
-            case .progressBarY: writer.rawNumber(values.progressBarY ?? 0)
+            case .contentY: writer.rawNumber(bases[index] + values.contentOffset)
             case .statusBarAlpha: writer.rawNumber(values.statusBarAlpha)
             case .statusBarOffset: writer.rawNumber(values.statusBarOffset)
             }

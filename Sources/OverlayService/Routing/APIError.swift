@@ -80,6 +80,8 @@ public struct APIError: Error, Hashable, Sendable {
         case .messageEnded(let id, let state):
             self = APIError(
                 status: 409, code: "message_ended", message: "message \(id) has ended (\(state.rawValue))")
+        case .nothingShown:
+            self = APIError(status: 409, code: "nothing_shown", message: "no message is shown on the overlay")
         case .queueFull(let limit, let retryAfter):
             let seconds = max(1, (retryAfter.nanoseconds + 999_999_999) / 1_000_000_000)
             self = APIError(

@@ -21,11 +21,23 @@ extension OverlayService {
         Route("GET", "/overlay", .channel, .read) { service, request, parameters throws(APIError) in
             try service.overlays.overlay(request, parameters)
         },
+        Route("POST", "/overlay/hold", .channel, .write) { service, _, parameters throws(APIError) in
+            try service.touches.hold(parameters)
+        },
+        Route("POST", "/overlay/release", .channel, .write) { service, _, parameters throws(APIError) in
+            try service.touches.release(parameters)
+        },
+        Route("POST", "/overlay/dismiss", .channel, .write) { service, _, parameters throws(APIError) in
+            try service.touches.dismiss(parameters)
+        },
         Route("PUT", "/orientation", .channel, .write) { service, request, parameters throws(APIError) in
             try service.settings.put(.orientation, request, parameters)
         },
         Route("PUT", "/device", .channel, .write) { service, request, parameters throws(APIError) in
             try service.settings.put(.device, request, parameters)
+        },
+        Route("PUT", "/presentation", .channel, .write) { service, request, parameters throws(APIError) in
+            try service.settings.put(.presentation, request, parameters)
         },
         Route("GET", "/statusbar", .channel, .read) { service, request, parameters throws(APIError) in
             .response(service.statusBars.get(request, parameters))
