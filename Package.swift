@@ -103,6 +103,11 @@ let package = Package(
             dependencies: ["OverlayPublisher", "OverlayService", "OverlayEngine", "Platform", "TestSupport"],
             swiftSettings: strict
         ),
+        // Widths against a fixture that Python's uharfbuzz computed on the same font file
+        // (scripts/text-fixtures), bad font files, and widths from many threads at once.
+        .testTarget(
+            name: "TextMeasureTests", dependencies: ["TextMeasure", "TestSupport"], exclude: ["Fixtures"],
+            swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )
