@@ -34,6 +34,13 @@ let package = Package(
         // every overlayd; the shim loads it with dlopen when publishing is on or a client command
         // runs, and wraps its variadic setters.
         .systemLibrary(name: "CCurl"),
+        // HarfBuzz from Debian, through pkg-config, for shaping text to measure it; only
+        // TextMeasure imports it.
+        .systemLibrary(
+            name: "CHarfBuzz",
+            pkgConfig: "harfbuzz",
+            providers: [.apt(["libharfbuzz-dev"])]
+        ),
         // What every layer with I/O shares: the monotonic clock, the one address parser, threads.
         .target(name: "Platform", swiftSettings: strict),
         // The one room where C lives: libmicrohttpd turned into Request -> Response.
@@ -51,6 +58,9 @@ let package = Package(
             name: "OverlayService",
             dependencies: ["OverlayEngine", "OverlayStore", "MicroHTTP", "OverlayPublisher", "Platform"],
             resources: [.embedInCode("openapi.yaml"), .embedInCode("PreviewPage.html")], swiftSettings: strict),
+        // Text widths from HarfBuzz in one font file (Inter by default), behind a Swift API that
+        // shows no C type: HarfBuzz is imported privately.
+        .target(name: "TextMeasure", dependencies: ["CHarfBuzz"], swiftSettings: strict),
         // The Swift client of the HTTP API: types, interpolation, calls and the update stream, on a
         // transport protocol. FoundationEssentials only, so that the overlayd executable, which
         // links it for its commands, loads neither Foundation nor FoundationNetworking (nor the
@@ -93,6 +103,11 @@ let package = Package(
             dependencies: ["OverlayPublisher", "OverlayService", "OverlayEngine", "Platform", "TestSupport"],
             swiftSettings: strict
         ),
+        // Widths against a fixture that Python's uharfbuzz computed on the same font file
+        // (scripts/text-fixtures), bad font files, and widths from many threads at once.
+        .testTarget(
+            name: "TextMeasureTests", dependencies: ["TextMeasure", "TestSupport"], exclude: ["Fixtures"],
+            swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )
