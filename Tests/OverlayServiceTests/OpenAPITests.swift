@@ -140,8 +140,11 @@ struct OpenAPITests {
         for operation in outline.operations {
             let (path, body) = Self.sample(operation, messageID: nextID)
             if operation.path.hasSuffix("{id}") { nextID += 1 }
-            // A finger holds or swipes a shown message: one is shown at once for it.
+            // A finger holds or swipes a shown message: one is shown at once for it, once the status
+            // bar the PUT /statusbar before hid is shown again and every animation has ended.
             if operation.method == "POST" && (path.hasSuffix("/hold") || path.hasSuffix("/dismiss")) {
+                #expect(try live.request("PUT", "/statusbar?hidden=false&animation=none").status == 200)
+                try live.advance(1)
                 #expect(try live.post("/messages", json: #"{"text": "touched", "immediate": true}"#).status == 202)
             }
             let status: Int

@@ -110,6 +110,7 @@ public enum ConfigurationLoader {
         where 2 * configuration.engine.inset >= min(profile.width, profile.height) {
             throw ConfigurationError(key: "inset", reason: "leaves no room for the label on device \(profile.name)")
         }
+        _ = try configuration.text.metrics()
         if !SocketAddress.isValid(configuration.host) {
             throw ConfigurationError(key: "host", reason: "must be an IPv4 or IPv6 address or localhost")
         }

@@ -1,4 +1,5 @@
 import OverlayEngine
+import TextMeasure
 
 /// Every setting of the configuration, one row each, in the order of `config/overlayd.json`: its
 /// key in the file (dotted for a nested one), how it is read and where it is stored, and the
@@ -70,6 +71,11 @@ enum ConfigurationSettings {
         Row(.whole("historySize").within(0...100_000), \.engine.historySize, "ended messages kept"),
         Row(.number("inset").within(0...10_000), \.engine.inset, "the label's inset"),
         Row(.number("pill.height").within(1...10_000), \.engine.pillHeight, "the pill's height"),
+        Row(
+            .string("text.font").checked { $0.isEmpty ? "must not be empty" : nil }, \.text.path,
+            "the font file texts are measured with", default: FontMeasurer.defaultFontPath),
+        Row(.number("text.titleSize").within(1...1000), \.text.titleSize, "the title's size in points"),
+        Row(.number("text.subtitleSize").within(1...1000), \.text.subtitleSize, "the subtitle's size in points"),
         Row(.number("progressBar.height").within(0.001...10_000), \.engine.progressBarHeight, "the bar's height"),
         Row(.choice("progressBar.position"), \.engine.progressBarPosition, "where the bar sits"),
         Row(.number("progressBar.capWidth").within(0...10_000), \.engine.progressBarCapWidth, "its caps' width"),

@@ -26,6 +26,8 @@ public struct ServiceConfiguration: Hashable, Sendable, CustomStringConvertible 
     public var device = DeviceProfile.ipad.name
     /// The engine's settings; its `device` is resolved from `device` and `devices` by `engineConfiguration`.
     public var engine = EngineConfiguration()
+    /// The font texts are measured with, and their sizes; the engine is given its measure.
+    public var text = TextFont()
     public var maxBodyBytes = 16 * 1024
     /// Connections open at once.
     public var connectionLimit = 1024
@@ -87,6 +89,9 @@ public struct ServiceConfiguration: Hashable, Sendable, CustomStringConvertible 
     public var engineConfiguration: EngineConfiguration {
         var resolved = engine
         if let profile = devices[device] { resolved.device = profile }
+        // The loader refuses a font that cannot be loaded (exit 2): only a configuration built in
+        // code, not loaded, can get here with one, and it measures nothing.
+        resolved.text = (try? text.metrics()) ?? .unmeasured
         return resolved
     }
 }
