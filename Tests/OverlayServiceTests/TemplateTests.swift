@@ -78,3 +78,50 @@ struct TemplateTests {
         #expect(engine.overlay(at: .seconds(4)).statusBar.alpha == 1)
     }
 }
+
+/// The template with the presentations of today: every frame of the content (the pill, the
+/// label, the subtitle, the accessory, the progress bar) is a slot that moves with contentOffset.
+@Suite("Overlay template, presentations")
+struct PresentationTemplateTests {
+    /// Every 10 ms for 4 s through a bounce, a slide and a fade on the island iPhone, in each
+    /// presentation, with a subtitle, an icon and a progress bar: filled, the template is the
+    /// snapshot encoded in full.
+    @Test(arguments: [Presentation.pill, .fullWidth, .statusBar])
+    func fillingMatchesFullEncoding(presentation: Presentation) throws {
+        var configuration = EngineConfiguration()
+        configuration.device = .iphone15Pro
+        configuration.presentation = presentation
+        configuration.showStyle = .bounce
+        configuration.text = TextMetrics(name: "test") { text, role in Double(text.count) * (role == .title ? 7 : 6) }
+        var engine = OverlayEngine(configuration: configuration)
+        let encoder = OverlayEncoder(streamBufferBytes: 1 << 16)
+        let events: [Int: (inout OverlayEngine, Instant) -> Void] = [
+            0: { engine, now in
+                _ = engine.post(
+                    MessageInput(kind: .progress, text: "Downloading", subtitle: "photos.zip", icon: "⬇️", progress: 0.3),
+                    at: now)
+            },
+            40: { engine, now in _ = engine.hold(at: now) },
+            120: { engine, now in _ = engine.update(id: 1, with: MessageInput(subtitle: .some(nil)), at: now) },
+            150: { engine, now in _ = engine.release(at: now) },
+            160: { engine, now in _ = engine.post(MessageInput(kind: .sending, text: "Sending", immediate: true), at: now) },
+            // The sending message swiped away: the download it preempted comes back, then goes too.
+            200: { engine, now in _ = engine.dismiss(at: now) },
+            220: { engine, now in _ = engine.dismiss(at: now) },
+        ]
+        var moved = 0
+        for step in 0...400 {
+            let now = Instant(nanoseconds: Int64(step) * 10_000_000)
+            engine.advance(to: now)
+            events[step]?(&engine, now)
+            let overlay = engine.overlay(at: now)
+            #expect(engine.movingValues(at: now) == MovingValues(overlay), "at \(now)")
+            let filled = encoder.response(engine.movingValues(at: now), encoder.template(overlay)).body
+            #expect(filled == encoder.body(overlay), "at \(now): \(String(decoding: filled, as: UTF8.self))")
+            if overlay.animation != nil && overlay.label != nil { moved += 1 }
+        }
+        // The bounce in (75 steps) and, after the second dismiss at 2.2 s, the slide out (25).
+        #expect(moved == 100)
+        #expect(engine.overlay(at: .seconds(4)).phase == .hidden)
+    }
+}
