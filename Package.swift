@@ -56,7 +56,9 @@ let package = Package(
         // at /openapi.yaml and /preview.
         .target(
             name: "OverlayService",
-            dependencies: ["OverlayEngine", "OverlayStore", "MicroHTTP", "OverlayPublisher", "Platform", "TextMeasure"],
+            dependencies: [
+                "OverlayEngine", "OverlayStore", "MicroHTTP", "OverlayPublisher", "Platform", "TextMeasure",
+            ],
             resources: [.embedInCode("openapi.yaml"), .embedInCode("PreviewPage.html")], swiftSettings: strict),
         // Text widths from HarfBuzz in one font file (Inter by default), behind a Swift API that
         // shows no C type: HarfBuzz is imported privately.

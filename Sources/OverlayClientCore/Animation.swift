@@ -21,12 +21,15 @@ public struct Animation: Codable, Hashable, Sendable {
         public static let linear: Curve = "linear"
         /// Core Animation's ease-in-ease-out: the cubic Bézier (0.42, 0) (0.58, 1).
         public static let easeInOut: Curve = "easeInOut"
+        /// The `bounce` show style's: three ever smaller bounces before it settles.
+        public static let easeOutBounce: Curve = "easeOutBounce"
 
         /// The animated fraction at `fraction` (clamped to 0…1) of the animation's time.
         public func value(at fraction: Double) -> Double {
             let f = min(max(fraction, 0), 1)
             switch self {
             case .easeInOut: return ServerCurves.easeInOut(f)
+            case .easeOutBounce: return ServerCurves.easeOutBounce(f)
             default: return f
             }
         }
@@ -65,6 +68,8 @@ public struct Animation: Codable, Hashable, Sendable {
             ServerClock.nanoseconds(start))
         let fraction = overflow ? (time > start ? 1 : 0) : Double(elapsed) / Double(length)
         if fraction >= 1 { return to }
+        // A bounce as the server writes it: the distance still to go, to − (to − from)(1 − b).
+        if curve == .easeOutBounce { return to - (to - from) * (1 - Curve.easeOutBounce.value(at: fraction)) }
         return from + (to - from) * (curve ?? .linear).value(at: fraction)
     }
 

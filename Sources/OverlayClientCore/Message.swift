@@ -24,6 +24,8 @@ public struct Message: Codable, Hashable, Sendable, Identifiable {
         public static let cancelled: State = "cancelled"
         public static let preempted: State = "preempted"
         public static let expired: State = "expired"
+        /// Swiped away (`POST /overlay/dismiss`).
+        public static let dismissed: State = "dismissed"
 
         /// Whether the message has ended (it can no longer be changed).
         public var hasEnded: Bool { self != .queued && self != .showing }
@@ -32,6 +34,10 @@ public struct Message: Codable, Hashable, Sendable, Identifiable {
     public var id: Int
     public var kind: Kind
     public var text: String
+    /// A second, smaller line under the text (`nil` without one, or from an older server).
+    public var subtitle: String?
+    /// An emoji or a few characters beside the text.
+    public var icon: String?
     /// 0…1 while the message has a progress bar.
     public var progress: Double?
     public var state: State
@@ -47,10 +53,15 @@ public struct Message: Codable, Hashable, Sendable, Identifiable {
     public var endsAt: Double?
     public var endedAt: Double?
 
-    public init(id: Int, kind: Kind, text: String, progress: Double? = nil, state: State) {
+    public init(
+        id: Int, kind: Kind, text: String, subtitle: String? = nil, icon: String? = nil, progress: Double? = nil,
+        state: State
+    ) {
         self.id = id
         self.kind = kind
         self.text = text
+        self.subtitle = subtitle
+        self.icon = icon
         self.progress = progress
         self.state = state
     }

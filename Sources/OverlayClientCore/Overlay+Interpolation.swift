@@ -24,9 +24,25 @@ extension Overlay {
         default:
             return overlay
         }
-        overlay.label?.frame.y = overlay.contentOffset
+        let offset = overlay.contentOffset
+        guard (presentation ?? .statusBar) == .statusBar else {
+            // Every frame of the content is its resting y plus contentOffset: the resting y is
+            // this snapshot's less its offset (to within a rounding of the last bit).
+            let moved = offset - contentOffset
+            overlay.label?.frame.y += moved
+            overlay.subtitle?.frame.y += moved
+            overlay.accessory?.frame.y += moved
+            overlay.pill?.frame.y += moved
+            overlay.progressBar?.frame.y += moved
+            return overlay
+        }
+        // The status bar's: written as the server writes them, to the last bit.
+        overlay.label?.frame.y = offset
+        if let accessory, let height = label?.frame.height {
+            overlay.accessory?.frame.y = offset + (height - accessory.frame.height) / 2
+        }
         if var bar = overlay.progressBar {
-            bar.frame.y = progressBarY(bar, contentOffset: overlay.contentOffset)
+            bar.frame.y = progressBarY(bar, contentOffset: offset)
             overlay.progressBar = bar
         }
         return overlay
@@ -43,9 +59,10 @@ extension Overlay {
         guard let height = label?.frame.height else { return bar.frame.y + (contentOffset - self.contentOffset) }
         let barHeight = bar.frame.height
         switch bar.position {
-        case .bottom: return contentOffset + height - barHeight
+        // The server's resting y (the bar in a content area from 0) plus the offset.
+        case .bottom: return (height - barHeight) + contentOffset
         case .top: return contentOffset
-        case .center: return contentOffset + (height - barHeight) / 2
+        case .center: return (height - barHeight) / 2 + contentOffset
         default: return bar.frame.y + (contentOffset - self.contentOffset)
         }
     }

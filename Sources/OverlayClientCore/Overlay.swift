@@ -27,15 +27,72 @@ public struct Overlay: Codable, Hashable, Sendable {
         public static let landscapeRight: Orientation = "landscapeRight"
     }
 
-    /// The label: the shown message's text, at its frame in the bar's own space.
+    /// How the window sits on the screen: the status bar's frame, a full-width bar below the safe
+    /// area, or a capsule under the cutout.
+    public struct Presentation: OpenEnum {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        public static let statusBar: Presentation = "statusBar"
+        public static let fullWidth: Presentation = "fullWidth"
+        public static let pill: Presentation = "pill"
+    }
+
+    /// The label (the title) or the subtitle: its text at its frame in the bar's own space, the
+    /// width the server measured it at and whether that is wider than the frame.
     public struct Label: Codable, Hashable, Sendable {
         public var text: String
         public var frame: Rect
+        /// From servers that measure text.
+        public var textWidth: Double?
+        public var truncated: Bool?
 
-        public init(text: String, frame: Rect) {
+        public init(text: String, frame: Rect, textWidth: Double? = nil, truncated: Bool? = nil) {
             self.text = text
             self.frame = frame
+            self.textWidth = textWidth
+            self.truncated = truncated
         }
+    }
+
+    /// What sits beside the text: the activity spinner, or the message's icon.
+    public struct Accessory: Codable, Hashable, Sendable {
+        public struct Kind: OpenEnum {
+            public var rawValue: String
+            public init(rawValue: String) { self.rawValue = rawValue }
+
+            public static let activity: Kind = "activity"
+            public static let icon: Kind = "icon"
+        }
+
+        public var kind: Kind
+        public var icon: String?
+        public var frame: Rect
+
+        public init(kind: Kind, icon: String? = nil, frame: Rect) {
+            self.kind = kind
+            self.icon = icon
+            self.frame = frame
+        }
+    }
+
+    /// The capsule of the `pill` presentation.
+    public struct Pill: Codable, Hashable, Sendable {
+        public var frame: Rect
+        public var cornerRadius: Double
+
+        public init(frame: Rect, cornerRadius: Double) {
+            self.frame = frame
+            self.cornerRadius = cornerRadius
+        }
+    }
+
+    /// A finger holding the overlay (`POST /overlay/hold`): the shown message does not end by its
+    /// time until it lets go.
+    public struct Touch: Codable, Hashable, Sendable {
+        public var heldSince: Double
+
+        public init(heldSince: Double) { self.heldSince = heldSince }
     }
 
     /// Background and foreground colours as `#RRGGBB`.
@@ -82,13 +139,19 @@ public struct Overlay: Codable, Hashable, Sendable {
     public var rotation: Int
     /// The device profile's name.
     public var device: String
+    /// The presentation in effect, from servers that have them (older ones draw `statusBar`).
+    public var presentation: Presentation?
     /// The window's frame in the fixed portrait screen space.
     public var frame: Rect
-    /// 0 when fully shown, −h when slid out above the top edge.
+    /// 0 when fully shown, −Hw (the window's height) when slid out above the top edge.
     public var contentOffset: Double
     public var alpha: Double
     public var message: Message?
     public var label: Label?
+    /// Drawn in `fullWidth` and `pill` only.
+    public var subtitle: Label?
+    public var accessory: Accessory?
+    public var pill: Pill?
     public var style: Style?
     /// The activity spinner (kind `sending`).
     public var activity: Bool
@@ -101,12 +164,15 @@ public struct Overlay: Codable, Hashable, Sendable {
     public var statusBar: StatusBar?
     /// Whether a hidden status bar holds the overlay back, from servers that model it.
     public var held: Bool?
+    /// The finger holding the overlay, if one does.
+    public var touch: Touch?
 
     public init(
         version: UInt64, now: Double, phase: Phase, orientation: Orientation, rotation: Int, device: String,
         frame: Rect, contentOffset: Double, alpha: Double, message: Message? = nil, label: Label? = nil,
         style: Style? = nil, activity: Bool = false, progressBar: ProgressBar? = nil, queued: Int = 0,
-        animation: Animation? = nil, statusBar: StatusBar? = nil, held: Bool? = nil
+        animation: Animation? = nil, statusBar: StatusBar? = nil, held: Bool? = nil, presentation: Presentation? = nil,
+        subtitle: Label? = nil, accessory: Accessory? = nil, pill: Pill? = nil, touch: Touch? = nil
     ) {
         self.version = version
         self.now = now
@@ -126,5 +192,10 @@ public struct Overlay: Codable, Hashable, Sendable {
         self.animation = animation
         self.statusBar = statusBar
         self.held = held
+        self.presentation = presentation
+        self.subtitle = subtitle
+        self.accessory = accessory
+        self.pill = pill
+        self.touch = touch
     }
 }

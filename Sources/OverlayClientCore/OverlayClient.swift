@@ -86,20 +86,23 @@ public final class OverlayClient: Sendable {
     /// (then `text` may be nil).
     @discardableResult
     public func post(
-        _ text: String?, kind: Message.Kind? = nil, progress: Double? = nil, duration: Double? = nil,
-        immediate: Bool? = nil, key: String? = nil
+        _ text: String?, kind: Message.Kind? = nil, subtitle: String? = nil, icon: String? = nil,
+        progress: Double? = nil, duration: Double? = nil, immediate: Bool? = nil, key: String? = nil
     ) async throws -> Message {
         let fields = MessageFields(
-            text: text, kind: kind?.rawValue, progress: progress, duration: duration, immediate: immediate, key: key)
+            text: text, kind: kind?.rawValue, subtitle: subtitle, icon: icon, progress: progress, duration: duration,
+            immediate: immediate, key: key)
         return try await call("POST", "/messages", body: fields)
     }
 
     /// Changes a queued or shown message (nil leaves a field as it is).
     @discardableResult
     public func patch(
-        _ id: Int, kind: Message.Kind? = nil, text: String? = nil, progress: Double? = nil, duration: Double? = nil
+        _ id: Int, kind: Message.Kind? = nil, text: String? = nil, subtitle: String? = nil, icon: String? = nil,
+        progress: Double? = nil, duration: Double? = nil
     ) async throws -> Message {
-        let fields = MessageFields(text: text, kind: kind?.rawValue, progress: progress, duration: duration)
+        let fields = MessageFields(
+            text: text, kind: kind?.rawValue, subtitle: subtitle, icon: icon, progress: progress, duration: duration)
         return try await call("PATCH", "/messages/\(id)", body: fields)
     }
 
@@ -156,6 +159,25 @@ public final class OverlayClient: Sendable {
     public func device(_ name: String) async throws -> Overlay {
         try await call("PUT", "/device", body: ["device": name])
     }
+
+    /// Changes the presentation: `statusBar`, `fullWidth`, `pill` or `auto`.
+    @discardableResult
+    public func presentation(_ name: String) async throws -> Overlay {
+        try await call("PUT", "/presentation", body: ["presentation": name])
+    }
+
+    /// The finger is down on the overlay: the shown message does not end by its time until
+    /// `release()` (or the server's longest hold). Nothing shown is 409 `nothing_shown`.
+    @discardableResult
+    public func hold() async throws -> Overlay { try await call("POST", "/overlay/hold") }
+
+    /// The finger is lifted.
+    @discardableResult
+    public func release() async throws -> Overlay { try await call("POST", "/overlay/release") }
+
+    /// The overlay is swiped away: the shown message ends as `dismissed`; answers it.
+    @discardableResult
+    public func dismiss() async throws -> Message { try await call("POST", "/overlay/dismiss") }
 
     /// Changes the app's status bar under the overlay (`PUT /statusbar`): its style, whether it
     /// is hidden (a hidden bar holds the overlay back), and the animation of a change of hidden.
@@ -280,6 +302,8 @@ public final class OverlayClient: Sendable {
 struct MessageFields: Encodable, Sendable {
     var text: String?
     var kind: String?
+    var subtitle: String?
+    var icon: String?
     var progress: Double?
     var duration: Double?
     var immediate: Bool?

@@ -7,4 +7,9 @@ enum ServerCurves {
     static func easeInOut(_ fraction: Double) -> Double {
         Curve.easeInOut.value(at: fraction)
     }
+
+    /// The ease-out bounce at `fraction` (clamped to 0…1).
+    static func easeOutBounce(_ fraction: Double) -> Double {
+        Curve.easeOutBounce(fraction)
+    }
 }

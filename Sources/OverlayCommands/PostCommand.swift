@@ -22,6 +22,8 @@ enum PostCommand {
           --kind KIND       sending, sent, failed, progress or info (the server's default: info)
           --key KEY         the sender's name for the message: posting a key that names a live
                             message updates that message (TEXT may then be left out)
+          --subtitle TEXT   a second, smaller line under the text (full-width bar and pill)
+          --icon ICON       an emoji or up to 4 characters beside the text
           --progress P      0 to 1: show a progress bar
           --duration S      seconds it stays once shown (default: the kind's)
           --immediate       replace the shown message at once
@@ -41,7 +43,10 @@ enum PostCommand {
         do throws(UsageError) {
             arguments = try Arguments(
                 commandLine,
-                options: ["--kind", "--key", "--progress", "--duration", "--channel", "--url", "--token"],
+                options: [
+                    "--kind", "--key", "--subtitle", "--icon", "--progress", "--duration", "--channel", "--url",
+                    "--token",
+                ],
                 switches: ["--immediate"])
             if arguments.has("--help") {
                 print(usage)
@@ -72,6 +77,8 @@ enum PostCommand {
             let message = try await client.post(
                 text == "-" ? readStandardInput() : text,
                 kind: arguments["--kind"].map(Message.Kind.init(rawValue:)),
+                subtitle: arguments["--subtitle"],
+                icon: arguments["--icon"],
                 progress: progress,
                 duration: duration,
                 immediate: arguments.has("--immediate") ? true : nil,

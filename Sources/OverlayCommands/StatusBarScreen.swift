@@ -43,8 +43,11 @@ struct StatusBarScreen: Hashable, Sendable {
         guard let overlay, overlay.phase != .hidden, overlay.alpha > 0, let label = overlay.label, columns > 0 else {
             return blank
         }
-        let height = label.frame.height
-        let length = 2 * label.frame.x + label.frame.width
+        // The window's height Hw and the bar's length L, from its frame in screen space: the
+        // label's own height and inset only describe a status-bar window.
+        let sideways = abs(overlay.rotation) == 90
+        let height = sideways ? overlay.frame.width : overlay.frame.height
+        let length = sideways ? overlay.frame.height : overlay.frame.width
         guard height > 0, length > 0 else { return blank }
         let scale = Double(columns) / length
         let background = TerminalColor(hex: overlay.style?.background ?? "")?.blended(overlay.alpha)
@@ -72,15 +75,22 @@ struct StatusBarScreen: Hashable, Sendable {
             }
         }
 
-        let left = min(max(Int((label.frame.x * scale).rounded()), 0), columns)
-        let right = min(max(Int(((label.frame.x + label.frame.width) * scale).rounded()), left), columns)
+        // In a pill the text may take the capsule's width: a terminal's cells are wider than the
+        // measured glyphs.
+        let span = overlay.pill?.frame ?? label.frame
+        let left = min(max(Int((span.x * scale).rounded()), 0), columns)
+        let right = min(max(Int(((span.x + span.width) * scale).rounded()), left), columns)
         var textStart = left
         if overlay.activity, left < right {
             content[labelRow][left].character = Self.spinner[spinnerFrame % Self.spinner.count]
             textStart = min(left + 2, right)
         }
         let available = right - textStart
-        var text = Array(label.text.map { $0.isNewline ? " " : $0 })
+        // One row holds the title, the subtitle after it and the icon before it.
+        var line = label.text
+        if let subtitle = overlay.subtitle?.text { line += " · " + subtitle }
+        if overlay.accessory?.kind == .icon, let icon = overlay.accessory?.icon { line = icon + " " + line }
+        var text = Array(line.map { $0.isNewline ? " " : $0 })
         if text.count > available { text = available > 0 ? Array(text.prefix(available - 1)) + ["…"] : [] }
         let start = textStart + (available - text.count) / 2
         for (offset, character) in text.enumerated() {

@@ -36,7 +36,8 @@ public struct EngineState: Hashable, Sendable {
 
     public init(
         version: UInt64 = 0, nextID: Int64 = 1, now: Instant = .zero, device: String = "",
-        presentation: Presentation? = nil, orientation: Orientation = .portrait, rotationTarget: Orientation? = nil, phase: Phase = .hidden,
+        presentation: Presentation? = nil, orientation: Orientation = .portrait, rotationTarget: Orientation? = nil,
+        phase: Phase = .hidden,
         transition: Transition? = nil, currentID: Int64? = nil, headOrder: Int64 = 0, tailOrder: Int64 = 0,
         statusBar: StatusBar.Record? = nil, statusBarTransient: StatusBar.Transient = .atRest, leaving: Message? = nil,
         heldSince: Instant? = nil

@@ -64,7 +64,8 @@ public enum MessageRules {
         let clusters = trimmed.unicodeScalars.count <= maximumIconCharacters ? nil : trimmed.count
         if trimmed.isEmpty || (clusters ?? 0) > maximumIconCharacters {
             return .failure(
-                .invalidField(field: "icon", reason: "must be 1 to \(maximumIconCharacters) characters (grapheme clusters)"))
+                .invalidField(
+                    field: "icon", reason: "must be 1 to \(maximumIconCharacters) characters (grapheme clusters)"))
         }
         return .success(trimmed)
     }

@@ -99,7 +99,9 @@ extension OverlayEngine {
         if let subtitle = valid.subtitle { changed.subtitle = subtitle }
         if let icon = valid.icon { changed.icon = icon }
         // A new text is measured again (when it is drawn); the same text keeps its widths.
-        if (valid.text != nil || valid.subtitle != nil) && (changed.text != old.text || changed.subtitle != old.subtitle) {
+        if (valid.text != nil || valid.subtitle != nil)
+            && (changed.text != old.text || changed.subtitle != old.subtitle)
+        {
             changed.measured = nil
         }
         if let progress = valid.progress { changed.progress = progress }

@@ -196,7 +196,9 @@ public struct OverlayEngine: Hashable, Sendable {
         var next: (time: Instant, kind: DeadlineKind)?
         // Fields read through the optional, not by binding `current`: a bound copy of the message
         // would retain its strings, on every read of `nextDeadline`.
-        if heldSince == nil, current?.state.hasEnded == false, let end = current?.deadline { next = (end, .messageEnds) }
+        if heldSince == nil, current?.state.hasEnded == false, let end = current?.deadline {
+            next = (end, .messageEnds)
+        }
         if let end = transition?.end, next.map({ end < $0.time }) ?? true { next = (end, .transitionEnds) }
         if let end = statusBar.nextDeadline, next.map({ end < $0.time }) ?? true { next = (end, .statusBarEnds) }
         if let end = holdDeadline, next.map({ end < $0.time }) ?? true { next = (end, .holdEnds) }

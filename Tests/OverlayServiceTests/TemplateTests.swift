@@ -98,13 +98,16 @@ struct PresentationTemplateTests {
         let events: [Int: (inout OverlayEngine, Instant) -> Void] = [
             0: { engine, now in
                 _ = engine.post(
-                    MessageInput(kind: .progress, text: "Downloading", subtitle: "photos.zip", icon: "⬇️", progress: 0.3),
+                    MessageInput(
+                        kind: .progress, text: "Downloading", subtitle: "photos.zip", icon: "⬇️", progress: 0.3),
                     at: now)
             },
             40: { engine, now in _ = engine.hold(at: now) },
             120: { engine, now in _ = engine.update(id: 1, with: MessageInput(subtitle: .some(nil)), at: now) },
             150: { engine, now in _ = engine.release(at: now) },
-            160: { engine, now in _ = engine.post(MessageInput(kind: .sending, text: "Sending", immediate: true), at: now) },
+            160: { engine, now in
+                _ = engine.post(MessageInput(kind: .sending, text: "Sending", immediate: true), at: now)
+            },
             // The sending message swiped away: the download it preempted comes back, then goes too.
             200: { engine, now in _ = engine.dismiss(at: now) },
             220: { engine, now in _ = engine.dismiss(at: now) },

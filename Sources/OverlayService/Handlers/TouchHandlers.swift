@@ -20,7 +20,8 @@ struct TouchHandlers: Sendable {
     /// The finger is lifted: answers the overlay. Without a hold (or a channel) nothing changes.
     func release(_ parameters: RouteParameters) throws(APIError) -> Routed {
         guard let channel = channels.existing(parameters.channel) else {
-            return .response(encoder.response(channels.read(parameters.channel) { engine, now in engine.overlay(at: now) }))
+            return .response(
+                encoder.response(channels.read(parameters.channel) { engine, now in engine.overlay(at: now) }))
         }
         let (overlay, sequence) = channel.write { engine, now in
             engine.release(at: now).map { _ in engine.overlay(at: now) }

@@ -20,7 +20,7 @@ struct PostCommandTests {
     @Test func postsWithEveryOption() async throws {
         let run = try await CommandRun.run([
             "post", "Downloading…", "--kind", "progress", "--progress=0.25", "--key", "dl-7", "--duration", "9",
-            "--immediate", "--url", url,
+            "--immediate", "--subtitle", "photos.zip", "--icon", "⬇️", "--url", url,
         ])
         #expect(run.status == 0, "\(run.errors)")
         #expect(run.output == "1\n")
@@ -32,6 +32,8 @@ struct PostCommandTests {
         #expect(message.key == "dl-7")
         #expect(message.duration == 9)
         #expect(message.immediate == true)
+        #expect(message.subtitle == "photos.zip")
+        #expect(message.icon == "⬇️")
 
         // The key again, without a text: the same message, updated.
         let update = try await CommandRun.run(["post", "--key", "dl-7", "--progress", "0.5", "--url", url])

@@ -37,6 +37,23 @@ struct StatusBarScreenTests {
         #expect(Self.text(cells[1]).distance(from: Self.text(cells[1]).startIndex, to: first) == 34)
     }
 
+    /// A pill: the icon before the title and the subtitle after it, in the one row, spread over the
+    /// capsule's width (a terminal's cells are wider than the glyphs the server measured).
+    @Test func pillWithSubtitleAndIcon() {
+        var overlay = Self.shown
+        overlay.presentation = .pill
+        overlay.frame = Rect(x: 0, y: 0, width: 768, height: 73)
+        overlay.pill = Overlay.Pill(frame: Rect(x: 254, y: 23, width: 260, height: 50), cornerRadius: 25)
+        overlay.label = Overlay.Label(text: "Downloading", frame: Rect(x: 325, y: 32.5, width: 139, height: 16))
+        overlay.subtitle = Overlay.Label(text: "a.zip", frame: Rect(x: 325, y: 49.5, width: 139, height: 14))
+        overlay.accessory = Overlay.Accessory(kind: .icon, icon: "⬇", frame: Rect(x: 304, y: 40, width: 16, height: 16))
+        overlay.progressBar = nil
+        let row = Self.text(Self.screen(overlay).cells()[1])
+        #expect(row.trimmingCharacters(in: .whitespaces) == "⬇ Downloading · a.zip")
+        // The capsule spans columns 26 to 54 of 80: the 21 characters are centred in its 28.
+        #expect(row.distance(from: row.startIndex, to: row.firstIndex(of: "⬇")!) == 29)
+    }
+
     /// A fraction of a column is an eighth block at the bar's tip.
     @Test func eighthBlocks() {
         var overlay = Self.shown
