@@ -60,6 +60,20 @@ struct ProcessTests {
         #expect(child.errorText.contains("durations.info"), "stderr: \(child.errorText)")
     }
 
+    /// A font that cannot be loaded (missing, or a file that is no font) stops start-up with exit
+    /// code 2 naming `text.font` and the file, before listening.
+    @Test(arguments: [false, true])
+    func unusableFont(exists: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let font = exists ? try directory.write("font.otf", "not a font") : directory.path + "/missing.otf"
+        let path = try directory.write("overlayd.json", #"{"port": 0, "text": {"font": "\#(font)"}}"#)
+        let child = try ChildProcess.overlayd(["--config", path])
+        #expect(child.exitStatus() == 2)
+        #expect(child.errorText.contains("text.font"), "stderr: \(child.errorText)")
+        #expect(child.errorText.contains(font), "stderr: \(child.errorText)")
+        #expect(!child.errorText.contains("listening"))
+    }
+
     /// Started on a free port, it serves; SIGTERM (or SIGINT) makes it stop and exit 0.
     @Test(arguments: [SIGTERM, SIGINT])
     func servesThenStopsOnSignal(signal: Int32) throws {
