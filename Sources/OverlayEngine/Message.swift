@@ -38,9 +38,18 @@ public struct Message: Hashable, Sendable {
     public var kind: MessageKind
     public var text: String
     /// A second, smaller line under the text (drawn in `fullWidth` and `pill`).
-    public var subtitle: String?
+    public var subtitle: String? {
+        get { extras?.subtitle }
+        set { extras = Extras.make(subtitle: newValue, icon: icon) }
+    }
     /// An emoji or a few characters drawn beside the text when the kind shows no spinner.
-    public var icon: String?
+    public var icon: String? {
+        get { extras?.icon }
+        set { extras = Extras.make(subtitle: subtitle, icon: newValue) }
+    }
+    /// The subtitle and the icon, boxed: most messages have neither, and a message is copied
+    /// several times per write, so they cost one nil pointer there instead of two strings.
+    private var extras: Extras?
     public var progress: Double?
     /// The duration the sender asked for; `nil` means the kind's default.
     public var duration: Interval?
@@ -59,13 +68,6 @@ public struct Message: Hashable, Sendable {
     public var endedAt: Instant?
     /// The message's place in the queue: smaller shows first (see `OverlayEngine.enqueue`).
     public var queueOrder: Int64 = 0
-    /// The widths of its texts, measured when it becomes the drawn message and again when a text
-    /// of it changes; nil until then. Not stored: a restart measures again, with its own font.
-    public var measured: MeasuredText? {
-        get { cache.widths }
-        set { cache.widths = newValue }
-    }
-    private var cache = MeasuredCache()
 
     /// A message with the given fields and every other one empty, as a store starts one it reads.
     public init(id: Int64, kind: MessageKind, text: String, state: MessageState, postedAt: Instant) {
@@ -84,8 +86,7 @@ public struct Message: Hashable, Sendable {
         self.id = id
         self.kind = kind
         self.text = input.text ?? ""
-        self.subtitle = input.subtitle ?? nil
-        self.icon = input.icon ?? nil
+        self.extras = Extras.make(subtitle: input.subtitle ?? nil, icon: input.icon ?? nil)
         self.progress = (input.progress ?? nil) ?? (kind == .progress ? 0 : nil)
         self.duration = input.duration
         self.immediate = input.immediate ?? false
@@ -96,11 +97,24 @@ public struct Message: Hashable, Sendable {
     }
 }
 
-/// The widths a message was measured at: a cache of its texts, so never a difference between two
-/// messages (a message read back from a store, not yet measured, equals the one it was).
-private struct MeasuredCache: Hashable, Sendable {
-    var widths: MeasuredText?
+/// A message's subtitle and icon, when it has one of them (`Message.extras`).
+private final class Extras: Hashable, Sendable {
+    let subtitle: String?
+    let icon: String?
 
-    static func == (lhs: MeasuredCache, rhs: MeasuredCache) -> Bool { true }
-    func hash(into hasher: inout Hasher) {}
+    /// Nil when there is neither, without allocating (a failable class init allocates first).
+    static func make(subtitle: String?, icon: String?) -> Extras? {
+        subtitle == nil && icon == nil ? nil : Extras(subtitle: subtitle, icon: icon)
+    }
+
+    private init(subtitle: String?, icon: String?) {
+        self.subtitle = subtitle
+        self.icon = icon
+    }
+
+    static func == (lhs: Extras, rhs: Extras) -> Bool { lhs.subtitle == rhs.subtitle && lhs.icon == rhs.icon }
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(subtitle)
+        hasher.combine(icon)
+    }
 }

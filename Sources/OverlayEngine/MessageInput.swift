@@ -4,9 +4,17 @@ public struct MessageInput: Hashable, Sendable {
     public var kind: MessageKind?
     public var text: String?
     /// `.some(nil)` is an explicit `null`: the subtitle is removed.
-    public var subtitle: String??
+    public var subtitle: String?? {
+        get { extras?.subtitle }
+        set { extras = InputExtras.make(subtitle: newValue, icon: icon) }
+    }
     /// `.some(nil)` is an explicit `null`: the icon is removed.
-    public var icon: String??
+    public var icon: String?? {
+        get { extras?.icon }
+        set { extras = InputExtras.make(subtitle: subtitle, icon: newValue) }
+    }
+    /// Boxed, as a message's: most inputs set neither, and an input is copied on its way in.
+    private var extras: InputExtras?
     /// `.some(nil)` is an explicit `null`: no progress bar.
     public var progress: Double??
     public var duration: Interval?
@@ -25,8 +33,7 @@ public struct MessageInput: Hashable, Sendable {
     ) {
         self.kind = kind
         self.text = text
-        self.subtitle = subtitle
-        self.icon = icon
+        self.extras = InputExtras.make(subtitle: subtitle, icon: icon)
         self.progress = progress
         self.duration = duration
         self.immediate = immediate
@@ -35,4 +42,28 @@ public struct MessageInput: Hashable, Sendable {
 
     /// Whether the input sets nothing at all.
     public var isEmpty: Bool { self == MessageInput() }
+}
+
+/// An input's subtitle and icon, when it sets one of them (`MessageInput.extras`).
+private final class InputExtras: Hashable, Sendable {
+    let subtitle: String??
+    let icon: String??
+
+    /// Nil when there is neither, without allocating (a failable class init allocates first).
+    static func make(subtitle: String??, icon: String??) -> InputExtras? {
+        subtitle == nil && icon == nil ? nil : InputExtras(subtitle: subtitle, icon: icon)
+    }
+
+    private init(subtitle: String??, icon: String??) {
+        self.subtitle = subtitle
+        self.icon = icon
+    }
+
+    static func == (lhs: InputExtras, rhs: InputExtras) -> Bool {
+        lhs.subtitle == rhs.subtitle && lhs.icon == rhs.icon
+    }
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(subtitle)
+        hasher.combine(icon)
+    }
 }

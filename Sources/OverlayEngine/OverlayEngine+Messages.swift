@@ -98,12 +98,6 @@ extension OverlayEngine {
         if let text = valid.text { changed.text = text }
         if let subtitle = valid.subtitle { changed.subtitle = subtitle }
         if let icon = valid.icon { changed.icon = icon }
-        // A new text is measured again (when it is drawn); the same text keeps its widths.
-        if (valid.text != nil || valid.subtitle != nil)
-            && (changed.text != old.text || changed.subtitle != old.subtitle)
-        {
-            changed.measured = nil
-        }
         if let progress = valid.progress { changed.progress = progress }
         if let duration = valid.duration { changed.duration = duration }
         if changed.kind == .progress && changed.progress == nil {

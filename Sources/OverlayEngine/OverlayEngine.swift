@@ -38,12 +38,6 @@ public struct OverlayEngine: Hashable, Sendable {
         }
         didSet {
             if let id = current?.id { recorded.record(id) }
-            // Measured once per text: when it becomes the drawn message, and after a change of a
-            // text (which clears `measured`), never per read.
-            if current != nil, current?.measured == nil {
-                let widths = measure(current!)
-                current?.measured = widths
-            }
         }
     }
     /// Waiting messages, first to show first.
@@ -93,7 +87,9 @@ public struct OverlayEngine: Hashable, Sendable {
             presentation, device: device, orientation: orientation, pillHeight: configuration.pillHeight)
     }
 
-    /// The widths of a message's texts with the configured metrics.
+    /// The widths of a message's texts with the configured metrics. Asked for when a snapshot is
+    /// taken (once per version a reader reads, never per read): a write nobody reads measures
+    /// nothing, and the metrics keep what they measured, so a text is shaped once.
     func measure(_ message: Message) -> MeasuredText {
         MeasuredText(
             title: configuration.text.width(of: message.text, as: .title),

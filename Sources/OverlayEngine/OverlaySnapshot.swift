@@ -138,7 +138,7 @@ extension OverlayEngine {
     private func snapshot(at time: Instant) -> OverlaySnapshot {
         let (contentOffset, alpha) = motion(at: time)
         let shown = drawn
-        let measured = shown.map { $0.measured ?? measure($0) }
+        let measured = shown.map { measure($0) }
         let resting = shown.map { layout(of: $0, measured: measured!) }
         let placed = resting?.shifted(by: contentOffset)
         return OverlaySnapshot(

@@ -118,7 +118,7 @@ struct FieldReadingTests {
         }
         #expect(
             MessageFields.post.names == [
-                "kind", "text", "subtitle", "icon", "progress", "duration", "immediate", "key",
+                "kind", "text", "progress", "duration", "immediate", "key", "subtitle", "icon",
             ])
     }
 }

@@ -28,18 +28,19 @@ package enum MessageFields {
         text: "text",
         [
             FieldRule(kind) { $0.kind = $1 }, FieldRule(text) { $0.text = $1 },
-            FieldRule(subtitle) { $0.subtitle = $1 }, FieldRule(icon) { $0.icon = $1 },
             FieldRule(progress) { $0.progress = $1 }, FieldRule(duration) { $0.duration = $1 },
             FieldRule(immediate) { $0.immediate = $1 }, FieldRule(key) { $0.key = $1 },
+            // Last: a given name is looked for in this order, and most messages have neither.
+            FieldRule(subtitle) { $0.subtitle = $1 }, FieldRule(icon) { $0.icon = $1 },
         ])
 
     package static let patch = FieldSet<MessageInput>(
         text: "text",
         [
             FieldRule(kind) { $0.kind = $1 }, FieldRule(text) { $0.text = $1 },
-            FieldRule(subtitle) { $0.subtitle = $1 }, FieldRule(icon) { $0.icon = $1 },
             FieldRule(progress) { $0.progress = $1 }, FieldRule(duration) { $0.duration = $1 },
             .refused("immediate", "cannot be changed after posting"),
             .refused("key", "cannot be changed after posting"),
+            FieldRule(subtitle) { $0.subtitle = $1 }, FieldRule(icon) { $0.icon = $1 },
         ])
 }

@@ -128,6 +128,14 @@ public struct JSONWriter: ~Copyable {
         needsComma = false
     }
 
+    /// Members written as they are (`"a":null,"b":null`): a run of members whose values are
+    /// known in advance, in one append instead of a key and a value each.
+    public mutating func members(_ literal: StaticString) {
+        separate()
+        append(literal)
+        needsComma = true
+    }
+
     /// A key that is not a literal (for values read from JSON), escaped as a string.
     public mutating func key(text name: String) {
         separate()

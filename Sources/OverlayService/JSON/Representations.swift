@@ -184,10 +184,15 @@ extension JSONWriter {
         string(message.kind.rawValue)
         key("text")
         string(message.text)
-        key("subtitle")
-        if let subtitle = message.subtitle { string(subtitle) } else { null() }
-        key("icon")
-        if let icon = message.icon { string(icon) } else { null() }
+        if message.subtitle == nil && message.icon == nil {
+            // Most messages have neither: every POST answers one.
+            members(#""subtitle":null,"icon":null"#)
+        } else {
+            key("subtitle")
+            if let subtitle = message.subtitle { string(subtitle) } else { null() }
+            key("icon")
+            if let icon = message.icon { string(icon) } else { null() }
+        }
         key("progress")
         optionalNumber(message.progress)
         key("state")
