@@ -18,7 +18,9 @@ struct StyleTests {
     @Test func kindNames() {
         #expect(MessageKind.allCases.map(\.rawValue) == ["sending", "sent", "failed", "progress", "info"])
         #expect(
-            MessageState.allCases.map(\.rawValue) == ["queued", "showing", "done", "cancelled", "preempted", "expired", "dismissed"])
+            MessageState.allCases.map(\.rawValue) == [
+                "queued", "showing", "done", "cancelled", "preempted", "expired", "dismissed",
+            ])
     }
 
     /// The shown message's kind picks the style; only `sending` shows the activity spinner.

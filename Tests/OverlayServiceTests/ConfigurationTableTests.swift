@@ -36,7 +36,10 @@ struct ConfigurationTableTests {
         let variables = Self.table.rows.compactMap(\.variable)
         #expect(Set(variables).count == variables.count)
         #expect(variables.allSatisfy { $0.hasPrefix("OVERLAYD_") })
-        #expect(Self.table.objects.sorted() == ["", "cors", "limits", "pill", "progressBar", "statusBar", "statusBar.colours", "text"])
+        #expect(
+            Self.table.objects.sorted() == [
+                "", "cors", "limits", "pill", "progressBar", "statusBar", "statusBar.colours", "text",
+            ])
     }
 
     /// `--help` lists exactly the rows with a flag or a variable (and the options that are not

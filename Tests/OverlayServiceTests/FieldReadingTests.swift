@@ -117,6 +117,8 @@ struct FieldReadingTests {
             try FieldReader(query, MessageFields.patch).read(MessageFields.patch, into: &patch)
         }
         #expect(
-            MessageFields.post.names == ["kind", "text", "subtitle", "icon", "progress", "duration", "immediate", "key"])
+            MessageFields.post.names == [
+                "kind", "text", "subtitle", "icon", "progress", "duration", "immediate", "key",
+            ])
     }
 }

@@ -7,7 +7,8 @@ import Testing
 @Suite("Messages API")
 struct MessagesAPITests {
     static let messageKeys = [
-        "id", "kind", "text", "subtitle", "icon", "progress", "state", "duration", "immediate", "key", "postedAt", "shownAt",
+        "id", "kind", "text", "subtitle", "icon", "progress", "state", "duration", "immediate", "key", "postedAt",
+        "shownAt",
         "displayStartedAt", "endsAt", "endedAt",
     ]
 
