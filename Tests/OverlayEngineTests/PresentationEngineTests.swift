@@ -293,4 +293,23 @@ struct PresentationEngineTests {
         #expect(engine.at(3).phase == .hidden)
         #expect(engine.at(3).contentOffset == -20)
     }
+
+    /// A status bar that slides out takes a taller window with it by Hw, not by its own h: the
+    /// pill under the island (Hw = 109) slides 0 → −109 beside the bar's 0.25 s and is hidden at
+    /// −109, with no jump at the end; the bar itself moves by its h = 54.
+    @Test func besideASlidingStatusBar() throws {
+        var engine = Self.engine(PresentedScreen.all[8], .auto)
+        try engine.posted(.message("Hello"), at: .seconds(0))
+        try engine.setBar(hidden: true, animation: .slide, at: 1)
+        let hiding = engine.at(1)
+        #expect(hiding.phase == .hiding)
+        #expect(hiding.animation == .contentOffset(from: 0, to: -109, start: 1, duration: 0.25))
+        #expect(engine.at(1.125).contentOffset == -54.5)
+        #expect(engine.at(1.125).pill?.frame.y == 59 - 54.5)
+        #expect(engine.at(1.249_999_999).contentOffset < -108.9)
+        let hidden = engine.at(1.25)
+        #expect(hidden.phase == .hidden)
+        #expect(hidden.contentOffset == -109)
+        #expect(hidden.statusBar.offset == -54)
+    }
 }
