@@ -220,4 +220,21 @@ struct PillEngineTests {
         let wide = try Self.shown(.message("Hello")) { $0.pillHeight = 250 }
         #expect(wide.pill?.frame == Rect(x: 72, y: 59, width: 250, height: 250))
     }
+
+    /// A text the pill was sized for fits its label exactly, whatever its width's last bits:
+    /// 117.51704545454545 + 21 − 21 is not 117.51704545454545 in binary, but the label is as
+    /// wide as the text (g − 21 = min(117.51…, 200 − 40 − 21)), so it is not truncated.
+    @Test func aTextThePillWasSizedForIsNotTruncated() throws {
+        let width = 117.517_045_454_545_45
+        #expect(width + 21 - 21 != width)
+        let exact = TextMetrics(name: "test exact") { _, role in role == .title ? width : 97.159_090_909_090_9 }
+        let shown = try Self.shown(.message("Photo sent to Anna", subtitle: "3 photos", icon: "📷")) { $0.text = exact }
+        #expect(shown.pill?.frame == Rect(x: 97, y: 59, width: 200, height: 50))
+        #expect(shown.label?.frame.width == width)
+        #expect(shown.label?.truncated == false)
+        #expect(shown.subtitle?.frame.width == width)
+        #expect(shown.subtitle?.truncated == false)
+        #expect(shown.accessory?.frame.x == 97 + (200 - (width + 21)) / 2)
+        #expect(shown.label?.frame.x == 97 + (200 - (width + 21)) / 2 + 21)
+    }
 }
