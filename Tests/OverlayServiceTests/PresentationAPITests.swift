@@ -247,4 +247,36 @@ struct PresentationAPITests {
         #expect(
             try live.request("PUT", "/channels/auto/device", body: "ipad").json["presentation"]?.string == "statusBar")
     }
+
+    /// Within a version every frame of the content is its resting frame with y + contentOffset,
+    /// as `GET /overlay` fills them in: the pill, label, subtitle, accessory and progress bar 0.1 s
+    /// into the slide on the iPhone 15 Pro. A presentation change then keeps the slide's fraction.
+    @Test func framesMoveWithTheContent() throws {
+        let live = try LiveServer { $0.device = "iphone-15-pro" }
+        let body = #"{"text": "Uploading", "kind": "progress", "progress": 0.5, "subtitle": "2 of 8", "icon": "⬆️"}"#
+        #expect(try live.post("/messages", json: body).status == 202)
+        try live.advance(0.1)
+        let moving = try live.overlay()
+        let offset = try #require(moving["contentOffset"]?.number)
+        #expect(offset == -109 + 109 * 0.4)
+        try live.advance(0.15)
+        let resting = try live.overlay()
+        #expect(resting["contentOffset"]?.number == 0)
+        for part in ["pill", "label", "subtitle", "accessory", "progressBar"] {
+            let rest = try #require(resting[part]?["frame"]?.rect, "\(part)")
+            #expect(moving[part]?["frame"]?.rect == [rest[0], rest[1] + offset, rest[2], rest[3]], "\(part)")
+        }
+        let barY = try #require(resting["progressBar"]?["frame"]?.rect?[1])
+        #expect(barY == 59 + 50 - 2 - 5)
+
+        // A second message slides in; fullWidth from 0.1 s on keeps the fraction 0.6 still to go.
+        #expect(try live.request("DELETE", "/messages/1").status == 200)
+        try live.advance(0.25)
+        #expect(try live.post("/messages", json: #"{"text": "next"}"#).status == 202)
+        try live.advance(0.1)
+        let changed = try live.request("PUT", "/presentation", body: "fullWidth").json
+        #expect(changed["animation"]?["from"]?.number == -(59 + 38.66))
+        let fraction = try #require(changed["contentOffset"]?.number) / -(59 + 38.66)
+        #expect(abs(fraction - 0.6) < 1e-12)
+    }
 }
