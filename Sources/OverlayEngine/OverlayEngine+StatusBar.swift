@@ -82,7 +82,9 @@ extension OverlayEngine {
             leaving = message
             enqueueAtHead(message)
         }
-        guard let hide = statusBar.overlayHide(statusBarHeight: device.statusBarHeight) else {
+        // The overlay slides out by its own window's height Hw (h only in `statusBar`): to −Hw,
+        // where a hidden overlay's content is.
+        guard let hide = statusBar.overlayHide(statusBarHeight: windowHeight) else {
             finishHide(at: now)
             return
         }

@@ -122,7 +122,8 @@ public struct PresentationLayout: Hashable, Sendable {
         let height = input.pillHeight
         let top = safeArea + metrics.pillOffset(safeArea: safeArea)
         windowHeight = top + height
-        let text = max(input.titleWidth, input.subtitleWidth ?? 0) + (input.hasAccessory ? metrics.accessorySpace : 0)
+        let widest = max(input.titleWidth, input.subtitleWidth ?? 0)
+        let text = widest + (input.hasAccessory ? metrics.accessorySpace : 0)
         let minimum = max(metrics.pillMinimumWidth, height)
         let width = max(minimum, min(length - 2 * metrics.pillMargin, text + 2 * metrics.pillPadding)).rounded()
         let x = max(metrics.pillMargin, (length - width) / 2).rounded()
@@ -134,7 +135,11 @@ public struct PresentationLayout: Hashable, Sendable {
             accessory = Rect(
                 x: start, y: y + (height - metrics.accessorySize) / 2, width: metrics.accessorySize,
                 height: metrics.accessorySize)
-            label = Rect(x: start + metrics.accessorySpace, y: y, width: group - metrics.accessorySpace, height: height)
+            // g − 21, written as min(widest, w − 2·padding − 21): the same length without adding
+            // 21 and taking it away again, which can lose the last bit and call a text that the
+            // pill was sized for truncated.
+            let labelWidth = min(widest, width - 2 * metrics.pillPadding - metrics.accessorySpace)
+            label = Rect(x: start + metrics.accessorySpace, y: y, width: labelWidth, height: height)
         } else {
             accessory = nil
             label = Rect(x: x + metrics.pillPadding, y: y, width: width - 2 * metrics.pillPadding, height: height)

@@ -16,13 +16,16 @@ extension MessageInput {
     static func message(
         _ text: String,
         kind: MessageKind? = nil,
+        subtitle: String? = nil,
+        icon: String? = nil,
         progress: Double?? = nil,
         duration: Double? = nil,
         immediate: Bool? = nil,
         key: String? = nil
     ) -> MessageInput {
         MessageInput(
-            kind: kind, text: text, progress: progress, duration: duration.map { Interval.seconds($0) },
+            kind: kind, text: text, subtitle: subtitle.map { .some($0) }, icon: icon.map { .some($0) },
+            progress: progress, duration: duration.map { Interval.seconds($0) },
             immediate: immediate, key: key)
     }
 }
@@ -75,6 +78,13 @@ extension Result where Failure == EngineError {
 /// Whether two computed lengths agree to well below a point's billionth.
 func isClose(_ a: Double, _ b: Double, tolerance: Double = 1e-9) -> Bool {
     abs(a - b) <= tolerance
+}
+
+extension TextMetrics {
+    /// Widths a test can work out by hand: 7 points a character in the title, 6 in the subtitle.
+    static let bySevenAndSix = TextMetrics(name: "test 7/6") { text, role in
+        Double(text.count) * (role == .title ? 7 : 6)
+    }
 }
 
 extension Transition {

@@ -52,3 +52,12 @@ extension JSONValue {
 
     var isNull: Bool { self == .null }
 }
+
+extension JSONValue {
+    /// A frame's numbers in the order MODEL §5 writes them: x, y, width, height; nil when this is
+    /// not a frame.
+    var rect: [Double]? {
+        let numbers = ["x", "y", "width", "height"].compactMap { self[$0]?.number }
+        return numbers.count == 4 ? numbers : nil
+    }
+}
