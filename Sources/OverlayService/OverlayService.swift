@@ -21,6 +21,7 @@ public final class OverlayService: Sendable {
     let metrics = Metrics()
     let router = Router(routes: OverlayService.routes)
     let preview: PreviewPage
+    let previewFont: PreviewFont
     let messages: MessageHandlers
     let overlays: OverlayHandlers
     let settings: SettingHandlers
@@ -52,6 +53,7 @@ public final class OverlayService: Sendable {
         self.store = store
         self.guardian = AccessGuard(configuration: configuration)
         self.preview = PreviewPage(configuration: configuration)
+        self.previewFont = PreviewFont(path: configuration.text.path)
         let restored = loaded.enumerated().map { number, channel in
             let restart = OverlayEngine.restored(
                 configuration: engine, state: channel.state, live: channel.live, history: channel.history,

@@ -299,6 +299,7 @@ struct OverlayAPITests {
         #expect(endpoints.contains("PUT /statusbar/controllers"))
         #expect(endpoints.contains("PUT /presentation"))
         #expect(endpoints.contains("POST /overlay/hold"))
-        #expect(endpoints.count == 25)
+        #expect(endpoints.contains("GET /preview/font"))
+        #expect(endpoints.count == 26)
     }
 }

@@ -15,10 +15,19 @@ struct PreviewPageTests {
         #expect(response.header("Content-Type") == "text/html; charset=utf-8")
         #expect(response.body.count <= 40 * 1024, "\(response.body.count) bytes")
         #expect(response.text.hasPrefix("<!doctype html>"))
-        #expect(response.text.contains(#""iphone-notch":{"width":375,"height":812,"statusBarHeight":44}"#))
+        #expect(
+            response.text.contains(
+                #""iphone-notch":{"width":375,"height":812,"statusBarHeight":44,"safeAreaTop":44,"cutout":"notch"}"#))
+        #expect(
+            response.text.contains(
+                #""iphone-15-pro":{"width":393,"height":852,"statusBarHeight":54,"safeAreaTop":59,"cutout":"island","#
+                    + #""island":{"width":126,"height":37.33,"y":11}}"#))
+        #expect(response.text.contains(#""iphone":{"width":320,"height":480,"statusBarHeight":20,"safeAreaTop":20,"#))
         #expect(response.text.contains(#"{"capWidth":3,"devices":{"#))
+        #expect(response.text.contains(#"},"titleSize":13,"subtitleSize":12}"#))
         let policy = try #require(response.header("Content-Security-Policy"))
         #expect(policy.contains("default-src 'none'") && policy.contains("connect-src 'self'"))
+        #expect(policy.contains("font-src 'self'"))
         #expect(policy.contains("frame-ancestors 'none'"))
         #expect(response.header("X-Frame-Options") == "DENY")
         #expect(response.header("Cache-Control") == "no-cache")
@@ -28,14 +37,14 @@ struct PreviewPageTests {
     }
 
     /// Nothing in the page names another host: no URL with a scheme, no protocol-relative one,
-    /// no import, no web font.
+    /// no import; its one `url(` is its one web font, overlayd's own.
     @Test func selfContained() throws {
         let page = String(decoding: PackageResources.PreviewPage_html, as: UTF8.self)
-        for forbidden in [
-            "http:", "https:", "src=\"//", "href=\"//", "url(", "@import", "@font-face", "<link rel=\"stylesheet",
-        ] {
+        for forbidden in ["http:", "https:", "src=\"//", "href=\"//", "@import", "<link rel=\"stylesheet"] {
             #expect(!page.contains(forbidden), "the page contains \(forbidden)")
         }
+        #expect(page.ranges(of: "url(").count == 1 && page.contains("url(/preview/font)"))
+        #expect(page.ranges(of: "@font-face").count == 1)
         #expect(
             page.contains(#"<link rel="icon" href="data:,">"#), "a page without an icon makes the browser ask for one")
     }
@@ -66,7 +75,9 @@ struct PreviewPageTests {
         }
         let page = try other.get("/preview")
         #expect(page.header("ETag") != tag)
-        #expect(page.text.contains(#""kiosk":{"width":1080,"height":1920,"statusBarHeight":24}"#))
+        #expect(
+            page.text.contains(
+                #""kiosk":{"width":1080,"height":1920,"statusBarHeight":24,"safeAreaTop":24,"cutout":"none"}"#))
     }
 
     /// `/channels/{name}/preview` is the same page; serving it creates no channel, and a bad name
@@ -94,8 +105,34 @@ struct PreviewPageTests {
         }
         #expect(try live.get("/preview").status == 200)
         #expect(try live.get("/channels/ci/preview").status == 200)
+        #expect(try live.get("/preview/font").status == 200)
         expectError(try live.get("/overlay"), status: 401, code: "unauthorized")
         expectError(try live.get("/previews"), status: 401, code: "unauthorized")
         expectError(try live.get("/channels/ci/preview/x"), status: 401, code: "unauthorized")
+    }
+
+    /// `GET /preview/font` is the configured font file byte for byte, as the page's `@font-face`
+    /// loads it: its media type, a strong tag and 304; a file that cannot be read is 404.
+    @Test func font() throws {
+        let live = try LiveServer()
+        let response = try live.get("/preview/font")
+        #expect(response.status == 200)
+        #expect(response.header("Content-Type") == "font/otf")
+        #expect(response.body == (try ConfigurationLoader.readFile(TextFont().path)))
+        #expect(response.header("Cache-Control") == "no-cache")
+        let tag = try #require(response.header("ETag"))
+        #expect(tag.hasPrefix("\"") && UInt64(tag.dropFirst().dropLast()) != nil)
+        let again = try live.request("GET", "/preview/font", headers: [("If-None-Match", tag)])
+        #expect(again.status == 304 && again.body.isEmpty)
+        #expect(try live.request("HEAD", "/preview/font").header("ETag") == tag)
+        #expect(try live.get("/channels/ci/preview/font").status == 404)
+        let missing = try LiveServer { $0.text.path = "/nonexistent/font.otf" }
+        expectError(try missing.get("/preview/font"), status: 404, code: "not_found")
+        for (bytes, type) in [
+            (Array("OTTO".utf8), "font/otf"), ([0, 1, 0, 0], "font/ttf"), (Array("wOF2".utf8), "font/woff2"),
+            (Array("ttcf".utf8), "font/collection"),
+        ] {
+            #expect(PreviewFont.mediaType(of: bytes + [0, 0]) == type)
+        }
     }
 }

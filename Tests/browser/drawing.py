@@ -35,15 +35,26 @@ def expect_drawn(check, context, browser, server, step, cap_width=0):
     matrix = parse_matrix(drawn["transform"])
     expected = rotation_matrix(rotation)
     check.close(matrix, expected, 1e-4, f"{where}: transform {drawn['transform']}")
-    check.close(
-        drawn["background"], rotated_box(frame, rotation, [0, overlay["contentOffset"], length, thick]),
-        HALF_POINT, f"{where}: background (contentOffset {overlay['contentOffset']})")
-    check.close(drawn["statusBar"], rect(frame), HALF_POINT, f"{where}: status bar box")
-    # The status bar's own content: its alpha, and its offset (a slide) within the bar.
+    if overlay.get("pill"):
+        check.expect(drawn["background"] is None, f"{where}: a bar background is drawn under the pill")
+        check.close(drawn["pill"], rotated_box(frame, rotation, rect(overlay["pill"]["frame"])), HALF_POINT,
+                    f"{where}: pill box")
+        check.expect(drawn["pillRadius"] == f"{overlay['pill']['cornerRadius']:g}px",
+                     f"{where}: pill corner radius {drawn['pillRadius']}")
+    else:
+        check.expect(drawn["pill"] is None, f"{where}: a pill is drawn without one in the JSON")
+        check.close(
+            drawn["background"], rotated_box(frame, rotation, [0, overlay["contentOffset"], length, thick]),
+            HALF_POINT, f"{where}: background (contentOffset {overlay['contentOffset']})")
+    # The status bar at its own frame: the window's in the statusBar presentation, not in the others.
     bar_state = overlay["statusBar"]
+    bar_frame = bar_state["frame"]
+    check.close(drawn["statusBar"], rect(bar_frame), HALF_POINT, f"{where}: status bar box")
+    # The status bar's own content: its alpha, and its offset (a slide) within the bar.
+    bar_length, bar_thick = (bar_frame["height"], bar_frame["width"]) if turned else (bar_frame["width"], bar_frame["height"])
     check.close(drawn["statusBarOpacity"], bar_state["alpha"], 0.005, f"{where}: status bar opacity")
     check.close(
-        drawn["statusBarContent"], rotated_box(frame, rotation, [0, bar_state["offset"], length, thick]),
+        drawn["statusBarContent"], rotated_box(bar_frame, rotation, [0, bar_state["offset"], bar_length, bar_thick]),
         HALF_POINT, f"{where}: status bar content (offset {bar_state['offset']})")
     if overlay["label"]:
         check.close(
@@ -53,6 +64,21 @@ def expect_drawn(check, context, browser, server, step, cap_width=0):
                      f"{where}: label text {drawn['text']!r} != {overlay['label']['text']!r}")
     else:
         check.expect(drawn["label"] is None, f"{where}: a label is drawn without one in the JSON")
+    subtitle = overlay.get("subtitle")
+    if subtitle:
+        check.close(drawn["subtitle"], rotated_box(frame, rotation, rect(subtitle["frame"])), HALF_POINT,
+                    f"{where}: subtitle box")
+        check.expect(drawn["subtitleText"] == subtitle["text"], f"{where}: subtitle {drawn['subtitleText']!r}")
+    else:
+        check.expect(drawn["subtitle"] is None, f"{where}: a subtitle is drawn without one in the JSON")
+    accessory = overlay.get("accessory")
+    if accessory:
+        check.close(drawn["accessory"], rotated_box(frame, rotation, rect(accessory["frame"])), HALF_POINT,
+                    f"{where}: accessory box")
+        check.expect(drawn["icon"] == (accessory["icon"] if accessory["kind"] == "icon" else None),
+                     f"{where}: icon {drawn['icon']!r} for {accessory}")
+    else:
+        check.expect(drawn["accessory"] is None, f"{where}: an accessory is drawn without one in the JSON")
     check.expect(drawn["spinner"] == overlay["activity"], f"{where}: spinner {drawn['spinner']}")
     bar = overlay["progressBar"]
     if bar:

@@ -4,8 +4,9 @@ import OverlayEngine
 /// `GET /preview` (and `/channels/{name}/preview`): one self-contained page that draws the overlay
 /// on the device's screen as the events describe it, with controls to drive it.
 ///
-/// The page is `PreviewPage.html`, compiled in; the device profiles and the progress bar's cap
-/// width are written into it once, at start, so it can draw every screen to scale. Its ETag is a
+/// The page is `PreviewPage.html`, compiled in; the device profiles, the progress bar's cap
+/// width and the text sizes are written into it once, at start, so it can draw every screen to
+/// scale (its text in the measuring font, from `PreviewFont`). Its ETag is a
 /// hash of those bytes: the same build with the same settings serves the same tag, across restarts.
 struct PreviewPage: Sendable {
     let body: [UInt8]
@@ -36,13 +37,35 @@ struct PreviewPage: Sendable {
             json.number(profile.height)
             json.key("statusBarHeight")
             json.number(profile.statusBarHeight)
+            // What the page needs to draw the screen's top as it is (SPEC §10): the portrait safe
+            // area, and the notch or the island (whose rectangle only the page uses).
+            json.key("safeAreaTop")
+            json.number(profile.safeAreaTop ?? profile.statusBarHeight)
+            json.key("cutout")
+            json.string(profile.cutout.rawValue)
+            if let island = profile.island {
+                json.key("island")
+                json.beginObject()
+                json.key("width")
+                json.number(island.width)
+                json.key("height")
+                json.number(island.height)
+                json.key("y")
+                json.number(island.y)
+                json.endObject()
+            }
             json.endObject()
         }
         json.endObject()
+        // The sizes the texts are measured at, to draw them at (in the font `GET /preview/font` serves).
+        json.key("titleSize")
+        json.number(configuration.text.titleSize)
+        json.key("subtitleSize")
+        json.number(configuration.text.subtitleSize)
         json.endObject()
         let page = PackageResources.PreviewPage_html
-        // Device names are 1–64 of A-Z a-z 0-9 . _ - and the rest are numbers: nothing in the
-        // JSON can end the script element it is written into.
+        // Device names are 1–64 of A-Z a-z 0-9 . _ - , a cutout is one of three words and the rest
+        // are numbers: nothing in the JSON can end the script element it is written into.
         if let start = PreviewPage.firstIndex(of: PreviewPage.placeholder, in: page) {
             body = Array(page[..<start]) + json.bytes + Array(page[(start + PreviewPage.placeholder.count)...])
         } else {
@@ -54,13 +77,14 @@ struct PreviewPage: Sendable {
         notModifiedHeaders = cache
         headers =
             [Header(name: "Content-Type", value: "text/html; charset=utf-8")] + cache + [
-                // The page needs nothing from anywhere else; the browser holds it to that. It may
+                // The page needs nothing from anywhere else (its one font is overlayd's own,
+                // `GET /preview/font`); the browser holds it to that. It may
                 // not be framed: its controls write with the server's own origin, so a page that
                 // framed it could trick a click into a write (clickjacking).
                 Header(
                     name: "Content-Security-Policy",
                     value: "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-                        + "connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; "
+                        + "connect-src 'self'; font-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; "
                         + "frame-ancestors 'none'"),
                 Header(name: "X-Frame-Options", value: "DENY"),
                 Header(name: "X-Content-Type-Options", value: "nosniff"),

@@ -55,6 +55,10 @@ extension OverlayService {
         Route("GET", "/preview", .channel, .open) { service, request, _ throws(APIError) in
             .response(service.preview.response(to: request))
         },
+        // The font the texts are measured with, for the page to draw them in: open as the page is.
+        Route("GET", "/preview/font", .server, .open) { service, request, _ throws(APIError) in
+            .response(try service.previewFont.response(to: request))
+        },
         Route("GET", "/channels", .server, .read) { service, _, _ throws(APIError) in
             .response(service.channelList.list())
         },

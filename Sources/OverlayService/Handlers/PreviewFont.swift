@@ -1,0 +1,70 @@
+import MicroHTTP
+import Synchronization
+
+/// `GET /preview/font`: the bytes of the font file texts are measured with (`text.font`), so that
+/// the preview page draws each text with the very font whose widths the server reports.
+///
+/// The file is read once, when the service starts (once per process for each path, as the
+/// measurer loads it), never per request. Its ETag is a hash of the bytes; `no-cache` as for the
+/// page, because the URL stays the same when a restart names another font.
+struct PreviewFont: Sendable {
+    private let body: [UInt8]?
+    private let tag: UInt64
+    private let headers: [Header]
+    private let notModifiedHeaders: [Header]
+
+    init(path: String) {
+        let body = PreviewFont.bytes(of: path)
+        self.body = body
+        tag = PreviewFont.hash(body ?? [])
+        let cache = [Header(name: "ETag", value: "\"\(tag)\""), Header(name: "Cache-Control", value: "no-cache")]
+        notModifiedHeaders = cache
+        headers =
+            [Header(name: "Content-Type", value: PreviewFont.mediaType(of: body ?? []))] + cache + [
+                Header(name: "X-Content-Type-Options", value: "nosniff")
+            ]
+    }
+
+    /// The font, 304 when `If-None-Match` names its tag, or 404 when the file could not be read
+    /// (only a configuration built in code gets that far: the loader stops at a font it cannot load).
+    func response(to request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        guard let body else { throw APIError.notFound("the configured font file (text.font) could not be read") }
+        if let tags = request.header("If-None-Match"), EntityTagCondition(tags).matches(tag) {
+            return HTTPResponse(status: 304, headers: notModifiedHeaders)
+        }
+        return HTTPResponse(status: 200, headers: headers, body: body)
+    }
+
+    /// The font's media type from its first four bytes (its sfnt version or container tag).
+    static func mediaType(of bytes: [UInt8]) -> String {
+        let tag = String(decoding: bytes.prefix(4), as: UTF8.self)
+        return switch tag {
+        case "OTTO": "font/otf"
+        case "ttcf": "font/collection"
+        case "wOFF": "font/woff"
+        case "wOF2": "font/woff2"
+        default: "font/ttf"
+        }
+    }
+
+    private static let read = Mutex<[String: [UInt8]]>([:])
+
+    private static func bytes(of path: String) -> [UInt8]? {
+        if let bytes = read.withLock({ $0[path] }) { return bytes }
+        guard let bytes = try? ConfigurationLoader.readFile(path), !bytes.isEmpty else { return nil }
+        read.withLock { $0[path] = bytes }
+        return bytes
+    }
+
+    /// The page's FNV-1a, over the buffer (a font is a quarter of a megabyte).
+    private static func hash(_ bytes: [UInt8]) -> UInt64 {
+        bytes.withUnsafeBufferPointer { buffer in
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in buffer {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01B3
+            }
+            return hash
+        }
+    }
+}
