@@ -6,6 +6,9 @@
 start_overlayd() {
   local log="$1"
   shift
+  # The log exists before the loop reads it: the background command opens it only once it runs,
+  # which on a loaded machine can be after the first look (then sed fails and `set -e` exits).
+  : >"$log"
   "$@" 2>"$log" &
   server_pid=$!
   port=""
