@@ -1,4 +1,5 @@
 import MicroHTTP
+import OverlayEngine
 import Testing
 
 @testable import OverlayService
@@ -66,6 +67,22 @@ struct OpenAPITests {
         }
         // Security: writes need the bearer token; reads may go without (unless a read token is set).
         #expect(outline.root["components"]?["securitySchemes"]?["bearerAuth"]?["scheme"]?.value == "bearer")
+    }
+
+    /// Every refusal of the engine answers a code the error schema lists (schemathesis checks the
+    /// codes it meets against that list).
+    @Test func engineRefusalsAreDocumentedCodes() throws {
+        let outline = try Self.outline()
+        let codes = Set(
+            outline.root["components"]?["schemas"]?["Error"]?["properties"]?["error"]?["properties"]?["code"]?[
+                "enum"]?.flowList ?? [])
+        let refusals: [EngineError] = [
+            .invalidField(field: "text", reason: "x"), .messageNotFound(id: 1),
+            .messageEnded(id: 1, state: .done), .nothingShown, .queueFull(limit: 1, retryAfter: .seconds(1)),
+        ]
+        for refusal in refusals {
+            #expect(codes.contains(APIError(refusal).code), "\(refusal)")
+        }
     }
 
     /// Every documented status is one overlayd uses, every operation documents a success, each write
