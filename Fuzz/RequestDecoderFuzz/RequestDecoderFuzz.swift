@@ -27,7 +27,7 @@ public func fuzzRequestDecoders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> C
 /// Flags: `a` write and read tokens (`Bearer fuzz-write-token`, `fuzz-read-token`), `f` fade,
 /// `n` no animation, `e` easeInOut, `c` a cap width wider than the bar, `t` bar on top, `v` the
 /// status bar decided by view controllers (`statusBar.appearance: controllers`), `h` the status
-/// bar hidden at launch.
+/// bar hidden at launch, `b` the bounce, `p` the pill and `w` the full-width bar everywhere.
 ///
 /// Each request's body goes to `JSONParser` (and, when it is JSON, through `JSONWriter` and back:
 /// the round trip must give the same value); the request goes to `FieldReader` with each kind of
@@ -65,6 +65,9 @@ enum RequestDecoderFuzz {
         if input.flags.contains("t") { configuration.engine.progressBarPosition = .top }
         if input.flags.contains("v") { configuration.engine.statusBar.appearance = .controllers }
         if input.flags.contains("h") { configuration.engine.statusBar.hiddenAtLaunch = true }
+        if input.flags.contains("b") { configuration.engine.showStyle = .bounce }
+        if input.flags.contains("p") { configuration.engine.presentation = .pill }
+        if input.flags.contains("w") { configuration.engine.presentation = .fullWidth }
         guard let service = try? OverlayService(configuration: configuration) else {
             fatalError("an ephemeral service could not be made")
         }
@@ -110,7 +113,12 @@ enum RequestDecoderFuzz {
             case .number(let width)? = frame["width"], case .number(let height)? = frame["height"],
             case .bool(let held)? = overlay["held"], case .object(let bar)? = overlay["statusBar"],
             case .bool(let barHidden)? = bar["hidden"], case .number(let barAlpha)? = bar["alpha"],
-            case .number(let barOffset)? = bar["offset"], bar["frame"] == overlay["frame"]
+            case .number(let barOffset)? = bar["offset"], case .object(let barFrame)? = bar["frame"],
+            case .number(let barWidth)? = barFrame["width"], case .number(let barHeight)? = barFrame["height"],
+            case .string(let presentation)? = overlay["presentation"],
+            // The window is the status bar's frame in the `statusBar` presentation only; the others
+            // reach below it (Hw).
+            presentation != "statusBar" || bar["frame"] == overlay["frame"]
         else { fatalError("overlay or messages of the wrong shape after \(request.method) \(request.path)") }
         let states = messages.map { message -> String in
             guard case .object(let fields) = message, case .string(let state)? = fields["state"] else { return "?" }
@@ -134,7 +142,7 @@ enum RequestDecoderFuzz {
         if held != barHidden { fail("held differs from the status bar's hidden") }
         if held && states.contains("showing") { fail("a message shown while held") }
         if !(0...1).contains(barAlpha) { fail("the status bar's alpha out of range") }
-        if !(-min(width, height)...0).contains(barOffset) { fail("the status bar's offset out of range") }
+        if !(-min(barWidth, barHeight)...0).contains(barOffset) { fail("the status bar's offset out of range") }
         if !(0...1).contains(alpha) { fail("alpha out of range") }
         if !(-min(width, height)...0).contains(offset) { fail("contentOffset out of range") }
         return now
