@@ -16,7 +16,7 @@ struct PreviewFont: Sendable {
     init(path: String) {
         let body = PreviewFont.bytes(of: path)
         self.body = body
-        tag = PreviewFont.hash(body ?? [])
+        tag = PreviewPage.fnv1a(body ?? [])
         let cache = [Header(name: "ETag", value: "\"\(tag)\""), Header(name: "Cache-Control", value: "no-cache")]
         notModifiedHeaders = cache
         headers =
@@ -54,17 +54,5 @@ struct PreviewFont: Sendable {
         guard let bytes = try? ConfigurationLoader.readFile(path), !bytes.isEmpty else { return nil }
         read.withLock { $0[path] = bytes }
         return bytes
-    }
-
-    /// The page's FNV-1a, over the buffer (a font is a quarter of a megabyte).
-    private static func hash(_ bytes: [UInt8]) -> UInt64 {
-        bytes.withUnsafeBufferPointer { buffer in
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in buffer {
-                hash ^= UInt64(byte)
-                hash = hash &* 0x0000_0100_0000_01B3
-            }
-            return hash
-        }
     }
 }
