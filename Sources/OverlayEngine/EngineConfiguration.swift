@@ -119,6 +119,16 @@ public struct EngineConfiguration: Hashable, Sendable {
     public var maxStickyDuration: Interval = .seconds(300)
     /// Waiting messages, not counting the shown one.
     public var maxQueue: Int = 1000
+    /// Messages waiting for their time (`delay`, `at`), not yet in the queue.
+    public var maxScheduled: Int = 1000
+    /// The priority of a message whose sender gives none, by kind; a kind not listed is `default`.
+    public var priorities: KindTable<Priority> = [
+        .sending: .default, .sent: .default, .failed: .high, .progress: .default, .info: .default,
+    ]
+    /// The Unix time, in nanoseconds, at the clock's instant zero: with the real clock, what an
+    /// `at` given as a calendar time or Unix seconds is measured against, and what moves stored
+    /// times onto a restarted clock. Nil with the manual clock, whose times are its own numbers.
+    public var wallClockEpoch: Int64?
     /// Ended messages that stay readable.
     public var historySize: Int = 100
     /// The label's inset from both ends of the bar.

@@ -33,6 +33,10 @@ public struct EngineState: Hashable, Sendable {
     public var leaving: Message?
     /// When the hold of the overlay began: a rollback restores it, a restart releases it.
     public var heldSince: Instant?
+    /// The Unix nanoseconds at instant zero of the clock these times are on (the real clock);
+    /// nil for the manual clock, or a channel stored before there were scheduled messages. A
+    /// restart moves stored times by the difference of the two runs' epochs.
+    public var wallClockEpoch: Int64?
 
     public init(
         version: UInt64 = 0, nextID: Int64 = 1, now: Instant = .zero, device: String = "",
@@ -40,7 +44,7 @@ public struct EngineState: Hashable, Sendable {
         phase: Phase = .hidden,
         transition: Transition? = nil, currentID: Int64? = nil, headOrder: Int64 = 0, tailOrder: Int64 = 0,
         statusBar: StatusBar.Record? = nil, statusBarTransient: StatusBar.Transient = .atRest, leaving: Message? = nil,
-        heldSince: Instant? = nil
+        heldSince: Instant? = nil, wallClockEpoch: Int64? = nil
     ) {
         self.version = version
         self.nextID = nextID
@@ -58,5 +62,6 @@ public struct EngineState: Hashable, Sendable {
         self.statusBarTransient = statusBarTransient
         self.leaving = leaving
         self.heldSince = heldSince
+        self.wallClockEpoch = wallClockEpoch
     }
 }

@@ -12,6 +12,8 @@ public enum MessageKind: String, CaseIterable, Hashable, Sendable {
 
 /// Where a message is in its life.
 public enum MessageState: String, CaseIterable, Hashable, Sendable {
+    /// Waiting for its time (`delay` or `at`): not in the queue yet.
+    case scheduled
     case queued
     case showing
     case done
@@ -23,7 +25,7 @@ public enum MessageState: String, CaseIterable, Hashable, Sendable {
 
     public var hasEnded: Bool {
         switch self {
-        case .queued, .showing: false
+        case .scheduled, .queued, .showing: false
         case .done, .cancelled, .preempted, .expired, .dismissed: true
         }
     }
@@ -39,17 +41,50 @@ public struct Message: Hashable, Sendable {
     public var text: String
     /// A second, smaller line under the text (drawn in `fullWidth` and `pill`).
     public var subtitle: String? {
-        get { extras?.subtitle }
-        set { extras = Extras.make(subtitle: newValue, icon: icon) }
+        get { extras.subtitle }
+        set { extras.subtitle = newValue }
     }
     /// An emoji or a few characters drawn beside the text when the kind shows no spinner.
     public var icon: String? {
-        get { extras?.icon }
-        set { extras = Extras.make(subtitle: subtitle, icon: newValue) }
+        get { extras.icon }
+        set { extras.icon = newValue }
     }
-    /// The subtitle and the icon, boxed: most messages have neither, and a message is copied
-    /// several times per write, so they cost one nil pointer there instead of two strings.
-    private var extras: Extras?
+    /// When a scheduled message joins the queue (it stays once it has joined, as a record).
+    public var scheduledFor: Instant? {
+        get { extras.scheduledFor }
+        set { extras.scheduledFor = newValue }
+    }
+    /// How long it may wait in the queue before it ends `expired`, counted from joining it.
+    public var expires: Interval? {
+        get { extras.expires }
+        set { extras.expires = newValue }
+    }
+    /// When it joined the queue: when posted, or when its scheduled time came; nil while it
+    /// waits for it (and if it never joined). Kept only for a scheduled one: the others joined
+    /// when posted, and a message with no rare field allocates nothing.
+    public var joinedAt: Instant? {
+        get { extras.joinedAt ?? (extras.scheduledFor == nil ? postedAt : nil) }
+        // A store sets every column: a join time that says what the others already do is not kept.
+        set { extras.joinedAt = newValue == postedAt && extras.scheduledFor == nil ? nil : newValue }
+    }
+    /// When it ends `expired` if it is still waiting: `joinedAt + expires`, until it is first shown.
+    public var expiresAt: Instant? {
+        get { extras.expiresAt }
+        set { extras.expiresAt = newValue }
+    }
+    /// The fields most messages leave empty, boxed: a message is copied several times per write.
+    private var boxed: Boxed<MessageExtras>?
+    private var extras: MessageExtras {
+        get { boxed?.value ?? MessageExtras() }
+        set { boxed = Boxed.make(newValue, empty: MessageExtras()) }
+    }
+    /// Whether it has been the shown message: `expires` then no longer applies, even once it is
+    /// back in the queue (a sticky message an immediate one put back).
+    public var hasBeenShown = false
+    /// Where it stands among the waiting messages: the sender's `requestedPriority`, or its kind's.
+    public var priority: Priority = .default
+    /// The priority the sender gave; nil follows the kind (`EngineConfiguration.priorities`).
+    public var requestedPriority: Priority?
     public var progress: Double?
     /// The duration the sender asked for; `nil` means the kind's default.
     public var duration: Interval?
@@ -86,7 +121,10 @@ public struct Message: Hashable, Sendable {
         self.id = id
         self.kind = kind
         self.text = input.text ?? ""
-        self.extras = Extras.make(subtitle: input.subtitle ?? nil, icon: input.icon ?? nil)
+        self.boxed = Boxed.make(
+            MessageExtras(subtitle: input.subtitle ?? nil, icon: input.icon ?? nil, expires: input.expires),
+            empty: MessageExtras())
+        self.requestedPriority = input.priority
         self.progress = (input.progress ?? nil) ?? (kind == .progress ? 0 : nil)
         self.duration = input.duration
         self.immediate = input.immediate ?? false
@@ -97,24 +135,22 @@ public struct Message: Hashable, Sendable {
     }
 }
 
-/// A message's subtitle and icon, when it has one of them (`Message.extras`).
-private final class Extras: Hashable, Sendable {
-    let subtitle: String?
-    let icon: String?
-
-    /// Nil when there is neither, without allocating (a failable class init allocates first).
-    static func make(subtitle: String?, icon: String?) -> Extras? {
-        subtitle == nil && icon == nil ? nil : Extras(subtitle: subtitle, icon: icon)
+extension Message {
+    /// It becomes the shown message: from now on `expires` no longer applies.
+    mutating func markShown(at time: Instant) {
+        state = .showing
+        shownAt = time
+        hasBeenShown = true
+        if expiresAt != nil { expiresAt = nil }
     }
+}
 
-    private init(subtitle: String?, icon: String?) {
-        self.subtitle = subtitle
-        self.icon = icon
-    }
-
-    static func == (lhs: Extras, rhs: Extras) -> Bool { lhs.subtitle == rhs.subtitle && lhs.icon == rhs.icon }
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(subtitle)
-        hasher.combine(icon)
-    }
+/// A message's rarely set fields (`Message.boxed`).
+private struct MessageExtras: Hashable, Sendable {
+    var subtitle: String?
+    var icon: String?
+    var scheduledFor: Instant?
+    var expires: Interval?
+    var joinedAt: Instant?
+    var expiresAt: Instant?
 }

@@ -5,21 +5,41 @@ public struct MessageInput: Hashable, Sendable {
     public var text: String?
     /// `.some(nil)` is an explicit `null`: the subtitle is removed.
     public var subtitle: String?? {
-        get { extras?.subtitle }
-        set { extras = InputExtras.make(subtitle: newValue, icon: icon) }
+        get { extras.subtitle }
+        set { extras.subtitle = newValue }
     }
     /// `.some(nil)` is an explicit `null`: the icon is removed.
     public var icon: String?? {
-        get { extras?.icon }
-        set { extras = InputExtras.make(subtitle: subtitle, icon: newValue) }
+        get { extras.icon }
+        set { extras.icon = newValue }
     }
-    /// Boxed, as a message's: most inputs set neither, and an input is copied on its way in.
-    private var extras: InputExtras?
+    /// Wait this long before joining the queue (`scheduled` until then).
+    public var delay: Interval? {
+        get { extras.delay }
+        set { extras.delay = newValue }
+    }
+    /// Join the queue at this time instead (`delay` and `at` are never both given).
+    public var at: ScheduleTime? {
+        get { extras.at }
+        set { extras.at = newValue }
+    }
+    /// How long the message may wait in the queue before it ends `expired`.
+    public var expires: Interval? {
+        get { extras.expires }
+        set { extras.expires = newValue }
+    }
+    /// Boxed, as a message's rare fields are: most inputs set none, and an input is copied on its way in.
+    private var boxed: Boxed<InputExtras>?
+    private var extras: InputExtras {
+        get { boxed?.value ?? InputExtras() }
+        set { boxed = Boxed.make(newValue, empty: InputExtras()) }
+    }
     /// `.some(nil)` is an explicit `null`: no progress bar.
     public var progress: Double??
     public var duration: Interval?
     public var immediate: Bool?
     public var key: String?
+    public var priority: Priority?
 
     public init(
         kind: MessageKind? = nil,
@@ -29,41 +49,44 @@ public struct MessageInput: Hashable, Sendable {
         progress: Double?? = nil,
         duration: Interval? = nil,
         immediate: Bool? = nil,
-        key: String? = nil
+        key: String? = nil,
+        delay: Interval? = nil,
+        at: ScheduleTime? = nil,
+        expires: Interval? = nil,
+        priority: Priority? = nil
     ) {
         self.kind = kind
         self.text = text
-        self.extras = InputExtras.make(subtitle: subtitle, icon: icon)
+        self.boxed = Boxed.make(
+            InputExtras(subtitle: subtitle, icon: icon, delay: delay, at: at, expires: expires), empty: InputExtras())
         self.progress = progress
         self.duration = duration
         self.immediate = immediate
         self.key = key
+        self.priority = priority
     }
 
     /// Whether the input sets nothing at all.
     public var isEmpty: Bool { self == MessageInput() }
+
+    /// Whether it asks for a time to join the queue.
+    public var isScheduling: Bool { delay != nil || at != nil }
 }
 
-/// An input's subtitle and icon, when it sets one of them (`MessageInput.extras`).
-private final class InputExtras: Hashable, Sendable {
-    let subtitle: String??
-    let icon: String??
+/// An input's rarely set fields (`MessageInput.boxed`).
+private struct InputExtras: Hashable, Sendable {
+    var subtitle: String??
+    var icon: String??
+    var delay: Interval?
+    var at: ScheduleTime?
+    var expires: Interval?
+}
 
-    /// Nil when there is neither, without allocating (a failable class init allocates first).
-    static func make(subtitle: String??, icon: String??) -> InputExtras? {
-        subtitle == nil && icon == nil ? nil : InputExtras(subtitle: subtitle, icon: icon)
-    }
-
-    private init(subtitle: String??, icon: String??) {
-        self.subtitle = subtitle
-        self.icon = icon
-    }
-
-    static func == (lhs: InputExtras, rhs: InputExtras) -> Bool {
-        lhs.subtitle == rhs.subtitle && lhs.icon == rhs.icon
-    }
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(subtitle)
-        hasher.combine(icon)
-    }
+/// An `at` as a sender gives it: a number, or a time of day on the calendar (RFC 3339). What a
+/// number means depends on the clock (`EngineConfiguration.wallClockEpoch`): Unix seconds with the
+/// real clock, seconds on the manual clock with the manual one.
+public enum ScheduleTime: Hashable, Sendable {
+    case number(Double)
+    /// An RFC 3339 time, as nanoseconds since the Unix epoch.
+    case calendar(unixNanoseconds: Int64)
 }

@@ -6,6 +6,8 @@ public enum MessageRules {
     /// An icon is a glyph or a few (an emoji, a flag, "OK"), never a word: it sits in a 16-point square.
     public static let maximumIconCharacters = 4
     public static let maximumDuration = Interval.seconds(3600)
+    /// The longest a message may be scheduled ahead, or wait before it expires.
+    public static let maximumWait = Interval.seconds(7 * 86400)
 
     /// The input with its text trimmed, or the first rule it breaks. A new message needs a text.
     public static func validated(_ input: MessageInput, isNew: Bool) -> Result<MessageInput, EngineError> {
@@ -39,6 +41,12 @@ public enum MessageRules {
         }
         if let key = input.key, let error = check(key: key) {
             return .failure(error)
+        }
+        if let error = check(delay: input.delay, field: "delay") ?? check(delay: input.expires, field: "expires") {
+            return .failure(error)
+        }
+        if input.delay != nil && input.at != nil {
+            return .failure(.invalidField(field: "at", reason: "cannot be given with delay"))
         }
         return .success(input)
     }
@@ -80,6 +88,13 @@ public enum MessageRules {
         guard let duration else { return nil }
         return duration > .zero && duration <= maximumDuration
             ? nil : .invalidField(field: "duration", reason: "must be greater than 0 and at most 3600 seconds")
+    }
+
+    /// A `delay` or an `expires`: more than 0, at most 7 days.
+    public static func check(delay: Interval?, field: String) -> EngineError? {
+        guard let delay else { return nil }
+        return delay > .zero && delay <= maximumWait
+            ? nil : .invalidField(field: field, reason: "must be greater than 0 and at most 7 days (604800 seconds)")
     }
 
     public static func check(key: String) -> EngineError? {

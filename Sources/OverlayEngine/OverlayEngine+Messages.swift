@@ -38,7 +38,13 @@ extension OverlayEngine {
         case .success(let checked): valid = checked
         case .failure(let error): return .failure(error)
         }
-        let message = Message(id: nextID, input: valid, postedAt: now)
+        var message = Message(id: nextID, input: valid, postedAt: now)
+        message.priority = priority(of: message)
+        switch dueTime(of: valid) {
+        case .failure(let error): return .failure(error)
+        case .success(let due?): return schedule(message, due: due)
+        case .success(nil): break
+        }
         let immediate = message.immediate
         // An immediate message takes no place in the queue, unless the sticky message it replaces
         // goes back there: the bound holds for every way a message can wait.
@@ -55,6 +61,20 @@ extension OverlayEngine {
         }
         nextID += 1
         if let key = message.key { liveKeys[key] = message.id }
+        place(message)
+        version += 1
+        settle()
+        return .success(.created(self.message(id: message.id) ?? message))
+    }
+
+    /// A message joins now, posted or due: it shows, waits, or (immediate) takes the shown one's
+    /// place. Its `expires` starts counting if it waits.
+    mutating func place(_ joining: Message) {
+        var message = joining
+        let immediate = message.immediate
+        let held = statusBar.holdsOverlay
+        message.state = .queued
+        if let expires = message.expires { message.expiresAt = now + expires }
         switch phase {
         case .hidden where held:
             // Held by a hidden status bar: it waits as it would behind a hide.
@@ -67,9 +87,6 @@ extension OverlayEngine {
         case .showing, .visible, .rotatingOut, .rotatingIn:
             if immediate { preemptCurrent(with: message) } else { enqueue(message) }
         }
-        version += 1
-        settle()
-        return .success(.created(self.message(id: message.id) ?? message))
     }
 
     private mutating func applyUpdate(
@@ -89,8 +106,15 @@ extension OverlayEngine {
         } else if let queued = queue[id: id] {
             isCurrent = false
             old = queued
+        } else if let waiting = scheduled[id: id] {
+            isCurrent = false
+            old = waiting
         } else {
             return .failure(endedOrMissing(id: id))
+        }
+        // A new time is for a message still waiting for its time.
+        if valid.isScheduling, old.state != .scheduled {
+            return .failure(.notScheduled(id: id, state: old.state, field: valid.delay != nil ? "delay" : "at"))
         }
 
         var changed = old
@@ -100,6 +124,8 @@ extension OverlayEngine {
         if let icon = valid.icon { changed.icon = icon }
         if let progress = valid.progress { changed.progress = progress }
         if let duration = valid.duration { changed.duration = duration }
+        if let expires = valid.expires { changed.expires = expires }
+        if let priority = valid.priority { changed.requestedPriority = priority }
         if changed.kind == .progress && changed.progress == nil {
             if valid.progress == .some(nil) {
                 return .failure(.invalidField(field: "progress", reason: "a progress message needs a progress"))
@@ -109,12 +135,20 @@ extension OverlayEngine {
         if isCurrent, let displayStart = changed.displayStartedAt {
             restartTimerIfNeeded(&changed, from: old, input: valid, displayStart: displayStart)
         }
+        if old.state == .scheduled {
+            guard changed != old || valid.isScheduling else { return .success(old) }
+            let rescheduled = reschedule(id: id, to: changed, input: valid)
+            guard case .success = rescheduled else { return rescheduled }
+            version += 1
+            settle()
+            return .success(message(id: id) ?? changed)
+        }
         guard changed != old else { return .success(old) }
         if isCurrent {
+            if valid.kind != nil || valid.priority != nil { changed.priority = priority(of: changed) }
             current = changed
         } else {
-            queue.update(id: id) { $0 = changed }
-            recorded.record(id)
+            updateWaiting(id: id, to: changed, from: old)
         }
         version += 1
         settle()
@@ -128,7 +162,7 @@ extension OverlayEngine {
             endCurrent(as: .cancelled, at: now)
             cancelled = self.current ?? current
             if !phase.isRotating { replaceOrHide(at: now) }
-        } else if let queued = queue.remove(id: id) {
+        } else if let queued = queue.remove(id: id) ?? scheduled.remove(id: id) {
             cancelled = queued
             cancelled.state = .cancelled
             cancelled.endedAt = now
@@ -151,8 +185,7 @@ extension OverlayEngine {
             return
         }
         var next = queue.removeFirst()
-        next.state = .showing
-        next.shownAt = time
+        next.markShown(at: time)
         current = next
         // While the show animation still runs, display time starts at its end.
         if phase != .showing { beginDisplay(at: time) }
@@ -179,8 +212,7 @@ extension OverlayEngine {
                 end(&replaced, as: .preempted, at: now)
             }
         }
-        message.state = .showing
-        message.shownAt = now
+        message.markShown(at: now)
         current = message
         if phase != .showing { beginDisplay(at: now) }
     }
@@ -281,7 +313,7 @@ extension OverlayEngine {
         remember(message)
     }
 
-    private mutating func remember(_ ended: Message) {
+    mutating func remember(_ ended: Message) {
         if let key = ended.key, liveKeys[key] == ended.id { liveKeys[key] = nil }
         history.append(ended)
         recorded.record(ended.id)
@@ -296,6 +328,7 @@ extension OverlayEngine {
         tailOrder += 1
         message.queueOrder = tailOrder
         recorded.record(message.id)
+        if let time = message.expiresAt { expiries.add(id: message.id, at: time) }
         queue.append(message)
     }
 
@@ -303,6 +336,7 @@ extension OverlayEngine {
         headOrder -= 1
         message.queueOrder = headOrder
         recorded.record(message.id)
+        if let time = message.expiresAt { expiries.add(id: message.id, at: time) }
         queue.prepend(message)
     }
 

@@ -8,7 +8,7 @@ extension OverlayEngine {
             rotationTarget: rotationTarget, phase: phase, transition: transition, currentID: current?.id,
             headOrder: headOrder, tailOrder: tailOrder, statusBar: statusBar.record,
             statusBarTransient: statusBar.transient, leaving: leaving,
-            heldSince: heldSince)
+            heldSince: heldSince, wallClockEpoch: configuration.wallClockEpoch)
     }
 
     /// An engine restored from a store after a restart: the message that was shown goes back to
@@ -40,23 +40,73 @@ extension OverlayEngine {
             }
             engine.history = MessageHistory(history.suffix(configuration.historySize))
             for dropped in history.dropLast(engine.history.count) { engine.recorded.record(dropped.id) }
+            // Stored times move onto this run's clock: a time that was 5 s away when the last
+            // run stopped is as far from the same wall-clock instant now.
+            let shift =
+                if let before = state.wallClockEpoch, let after = configuration.wallClockEpoch {
+                    Instant(nanoseconds: before) - Instant(nanoseconds: after)
+                } else { Interval.zero }
+            var cameDue: [Message] = []
             let inOrder = live.sorted {
                 ($0.state == .showing ? 0 : 1, $0.queueOrder) < ($1.state == .showing ? 0 : 1, $1.queueOrder)
             }
+            // The shown one and those sent to the head stay ahead of every priority.
+            let toHead = inOrder.count { $0.state == .showing || ($0.state == .queued && $0.queueOrder < 0) }
+            engine.headOrder = -Int64(toHead)
+            var headOrder = engine.headOrder
             for var message in inOrder {
+                engine.recorded.record(message.id)
+                if let key = message.key { engine.liveKeys[key] = message.id }
+                message.priority = engine.priority(of: message)
+                if message.state == .scheduled {
+                    message.scheduledFor = message.scheduledFor.map { $0 + shift }
+                    if let due = message.scheduledFor, due > now {
+                        engine.scheduled.insert(message)
+                    } else {
+                        cameDue.append(message)
+                    }
+                    continue
+                }
+                if let expiry = message.expiresAt.map({ $0 + shift }) {
+                    guard expiry > now else {
+                        // It lapsed while the server was down.
+                        if let key = message.key, engine.liveKeys[key] == message.id { engine.liveKeys[key] = nil }
+                        message.state = .expired
+                        message.endedAt = now
+                        message.expiresAt = nil
+                        engine.history.append(message)
+                        continue
+                    }
+                    message.expiresAt = expiry
+                    engine.expiries.add(id: message.id, at: expiry)
+                }
+                let toTheHead = message.state == .showing || message.queueOrder < 0
                 message.state = .queued
                 message.shownAt = nil
                 message.displayStartedAt = nil
                 message.deadline = nil
                 message.expiresAtDeadline = false
-                engine.tailOrder += 1
-                message.queueOrder = engine.tailOrder
-                engine.recorded.record(message.id)
-                if let key = message.key { engine.liveKeys[key] = message.id }
+                if toTheHead {
+                    message.queueOrder = headOrder
+                    headOrder += 1
+                } else {
+                    engine.tailOrder += 1
+                    message.queueOrder = engine.tailOrder
+                }
                 engine.queue.append(message)
+            }
+            while engine.history.count > configuration.historySize {
+                engine.recorded.record(engine.history.removeFirst().id)
             }
             if !engine.queue.isEmpty {
                 engine.showNextIfAny(at: now)
+                engine.version += 1
+            }
+            // Those whose time came while the server was down join now, in the order of their times.
+            cameDue.sort { ($0.scheduledFor ?? now, $0.id) < ($1.scheduledFor ?? now, $1.id) }
+            for var message in cameDue {
+                message.joinedAt = now
+                engine.place(message)
                 engine.version += 1
             }
         }.changes
@@ -92,6 +142,11 @@ extension OverlayEngine {
         engine.history = MessageHistory(history.suffix(configuration.historySize))
         for message in live.sorted(by: { $0.queueOrder < $1.queueOrder }) {
             if message.id == state.currentID { continue }
+            if message.state == .scheduled {
+                engine.scheduled.insert(message)
+                continue
+            }
+            if let expiry = message.expiresAt { engine.expiries.add(id: message.id, at: expiry) }
             engine.queue.append(message)
         }
         if let id = state.currentID {

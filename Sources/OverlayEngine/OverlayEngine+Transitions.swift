@@ -89,8 +89,7 @@ extension OverlayEngine {
     // MARK: - Phases
 
     mutating func startShow(at time: Instant) {
-        current?.state = .showing
-        current?.shownAt = time
+        current?.markShown(at: time)
         let length = configuration.showLength
         guard length > .zero else {
             phase = .visible

@@ -42,6 +42,10 @@ public struct OverlayEngine: Hashable, Sendable {
     }
     /// Waiting messages, first to show first.
     public internal(set) var queue = MessageQueue()
+    /// Messages waiting for their time, not yet queued.
+    var scheduled = ScheduledMessages()
+    /// When the waiting messages with an `expires` lapse.
+    var expiries = ExpiryIndex()
     /// Ended messages, oldest first, at most `historySize`.
     public internal(set) var history = MessageHistory()
     /// The id of the live (queued or shown) message with each key: a keyed POST finds the message
@@ -132,7 +136,7 @@ public struct OverlayEngine: Hashable, Sendable {
     /// A message by id: shown, queued, or ended within the history. Constant time.
     public func message(id: Int64) -> Message? {
         if let current, current.id == id { return current }
-        return queue[id: id] ?? history[id: id]
+        return queue[id: id] ?? history[id: id] ?? scheduled[id: id]
     }
 
     // MARK: - Reaching deadlines
@@ -148,6 +152,7 @@ public struct OverlayEngine: Hashable, Sendable {
     mutating func applying<Value>(_ event: (inout OverlayEngine) -> Value) -> Applied<Value> {
         let versionBefore = version
         let value = event(&self)
+        expiries.prune(queue)
         var changes = Changes()
         swap(&changes, &recorded)
         if version != versionBefore { changes.recordVersionMoved() }
@@ -156,15 +161,19 @@ public struct OverlayEngine: Hashable, Sendable {
 
     mutating func reach(_ time: Instant) {
         let target = max(time, now)
+        expiries.prune(queue)
         while let deadline = pendingDeadline, deadline.time <= target {
             now = deadline.time
             switch deadline.kind {
+            case .waitingExpires: waitingMessageExpired(at: deadline.time)
             case .messageEnds: messageTimeEnded(at: deadline.time)
             case .transitionEnds: transitionEnded(at: deadline.time)
             case .statusBarEnds: statusBar.advance(to: deadline.time)
             case .holdEnds: endHold(at: deadline.time)
+            case .scheduledTimeComes: scheduledTimeCame(at: deadline.time)
             }
             version += 1
+            expiries.prune(queue)
         }
         now = target
         // The bar's time moves with the engine's, so that the state a store keeps (one `now`)
@@ -178,26 +187,36 @@ public struct OverlayEngine: Hashable, Sendable {
     }
 
     private enum DeadlineKind {
+        case waitingExpires
         case messageEnds
         case transitionEnds
         case statusBarEnds
         case holdEnds
+        case scheduledTimeComes
     }
 
+    /// A waiting message's expiry wins every tie: at that instant it is no longer there to show.
     /// The shown message's end wins a tie with an animation's end: during a rotation both can
     /// fall on one instant, and the message must end before `rotatingIn` ends and replaces it.
-    /// The status bar's end comes last in a tie: reaching it changes nothing else (the hold
-    /// follows the bar's target, set when its hide or show starts).
+    /// The status bar's end comes after those: reaching it changes nothing else (the hold
+    /// follows the bar's target, set when its hide or show starts). A scheduled message joins
+    /// last, as a message posted at that instant would, after everything else due then.
     private var pendingDeadline: (time: Instant, kind: DeadlineKind)? {
         var next: (time: Instant, kind: DeadlineKind)?
+        if let end = expiries.earliest?.time { next = (end, .waitingExpires) }
         // Fields read through the optional, not by binding `current`: a bound copy of the message
         // would retain its strings, on every read of `nextDeadline`.
-        if heldSince == nil, current?.state.hasEnded == false, let end = current?.deadline {
+        if heldSince == nil, current?.state.hasEnded == false, let end = current?.deadline,
+            next.map({ end < $0.time }) ?? true
+        {
             next = (end, .messageEnds)
         }
         if let end = transition?.end, next.map({ end < $0.time }) ?? true { next = (end, .transitionEnds) }
         if let end = statusBar.nextDeadline, next.map({ end < $0.time }) ?? true { next = (end, .statusBarEnds) }
         if let end = holdDeadline, next.map({ end < $0.time }) ?? true { next = (end, .holdEnds) }
+        if let due = scheduled.first?.scheduledFor, next.map({ due < $0.time }) ?? true {
+            next = (due, .scheduledTimeComes)
+        }
         return next
     }
 

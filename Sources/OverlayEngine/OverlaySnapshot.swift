@@ -63,6 +63,8 @@ public struct OverlaySnapshot: Hashable, Sendable {
     public var activity: Bool
     public var progressBar: ProgressBar?
     public var queued: Int
+    /// Messages waiting for their time (`delay`, `at`), not counted in `queued`.
+    public var scheduled: Int = 0
     /// The running animation, so that a reader can draw it smoothly without polling.
     public var animation: Transition?
     public var curve: Curve
@@ -168,6 +170,7 @@ extension OverlayEngine {
                 }
             },
             queued: queue.count,
+            scheduled: scheduled.count,
             animation: transition,
             curve: configuration.curve,
             statusBar: statusBarSnapshot(at: time),

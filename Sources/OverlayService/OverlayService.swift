@@ -40,7 +40,11 @@ public final class OverlayService: Sendable {
     public init(configuration: ServiceConfiguration) throws(StoreError) {
         let clock = ServiceClock(mode: configuration.clock)
         let encoder = OverlayEncoder(streamBufferBytes: configuration.eventBufferBytes)
-        let engine = configuration.engineConfiguration
+        let engine = {
+            var engine = configuration.engineConfiguration
+            engine.wallClockEpoch = clock.epoch
+            return engine
+        }()
         let store = configuration.ephemeral ? nil : try OverlayStore(directory: configuration.dataDirectory)
         let loaded = try store?.load() ?? []
         let scheduler = DeadlineScheduler()

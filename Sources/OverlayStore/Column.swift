@@ -179,6 +179,15 @@ extension Transition.Property: NamedColumnValue {}
 extension StatusBarStyle: NamedColumnValue {}
 extension StatusBarAnimation: NamedColumnValue {}
 
+/// Stored as its number, 1–5.
+extension Priority: ColumnValue {
+    var sqlValue: SQLValue { .integer(Int64(rawValue)) }
+    init?(sqlValue: SQLValue) {
+        guard case .integer(let number) = sqlValue, let priority = Priority(rawValue: Int(number)) else { return nil }
+        self = priority
+    }
+}
+
 extension Optional: ColumnValue where Wrapped: ColumnValue {
     var sqlValue: SQLValue { map(\.sqlValue) ?? .null }
     init?(sqlValue: SQLValue) {

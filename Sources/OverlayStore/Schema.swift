@@ -72,6 +72,7 @@ enum Schema {
             Column("presentation", \.state.presentation),
             Column("transition_bounces", \.transitionBounces),
             Column("held_since_ns", \.state.heldSince),
+            Column("wall_clock_epoch_ns", \.state.wallClockEpoch),
         ])
 
     static let controllers = Table<ControllerRow>(
@@ -110,6 +111,14 @@ enum Schema {
         Column("deadline_ns", \.message.deadline),
         Column("expires_at_deadline", \.message.expiresAtDeadline),
         Column("queue_order", \.message.queueOrder),
+        // After posted_at_ns: a join time equal to the post time is not kept apart (`Message.joinedAt`).
+        Column("scheduled_for_ns", \.message.scheduledFor),
+        Column("joined_at_ns", \.message.joinedAt),
+        Column("expires_ns", \.message.expires),
+        Column("expires_at_ns", \.message.expiresAt),
+        Column("priority", \.message.priority),
+        Column("requested_priority", \.message.requestedPriority),
+        Column("has_been_shown", \.message.hasBeenShown),
     ]
 
     static let messages = Table<MessageRow>(
@@ -256,6 +265,31 @@ enum Schema {
             ALTER TABLE messages ADD COLUMN icon TEXT;
             ALTER TABLE leaving_messages ADD COLUMN subtitle TEXT;
             ALTER TABLE leaving_messages ADD COLUMN icon TEXT;
+            """
+        ),
+        (
+            // Scheduled, expiring and prioritised messages (docs/MODEL.md §11): a message's time
+            // to join the queue, when it joined, its expiry, its priority and the one its sender
+            // gave (null: its kind's, which a restart takes again from the configuration), whether it has been shown (its expiry then no longer applies); and
+            // the wall-clock time at the channel clock's zero, which moves stored times onto the
+            // clock of the next run. A row from before is an unscheduled message that never expires.
+            6,
+            """
+            ALTER TABLE channels ADD COLUMN wall_clock_epoch_ns INTEGER;
+            ALTER TABLE messages ADD COLUMN scheduled_for_ns INTEGER;
+            ALTER TABLE messages ADD COLUMN joined_at_ns INTEGER;
+            ALTER TABLE messages ADD COLUMN expires_ns INTEGER;
+            ALTER TABLE messages ADD COLUMN expires_at_ns INTEGER;
+            ALTER TABLE messages ADD COLUMN priority INTEGER NOT NULL DEFAULT 3;
+            ALTER TABLE messages ADD COLUMN requested_priority INTEGER;
+            ALTER TABLE messages ADD COLUMN has_been_shown INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE leaving_messages ADD COLUMN scheduled_for_ns INTEGER;
+            ALTER TABLE leaving_messages ADD COLUMN joined_at_ns INTEGER;
+            ALTER TABLE leaving_messages ADD COLUMN expires_ns INTEGER;
+            ALTER TABLE leaving_messages ADD COLUMN expires_at_ns INTEGER;
+            ALTER TABLE leaving_messages ADD COLUMN priority INTEGER NOT NULL DEFAULT 3;
+            ALTER TABLE leaving_messages ADD COLUMN requested_priority INTEGER;
+            ALTER TABLE leaving_messages ADD COLUMN has_been_shown INTEGER NOT NULL DEFAULT 0;
             """
         ),
     ]

@@ -95,9 +95,11 @@ struct IndexTests {
                 // At most one live message per key.
                 let liveKeys = engine.liveMessages.compactMap(\.key)
                 #expect(Set(liveKeys).count == liveKeys.count)
-                // The linked order is the stored one (`queueOrder`), which a restart goes by.
-                let orders = engine.queue.map(\.queueOrder)
-                #expect(orders == orders.sorted() && Set(orders).count == orders.count, "seed \(seed)")
+                // The linked order is the stored one, which a restart goes by: those sent to the
+                // head (`queueOrder` below 0) first, then by priority, then by `queueOrder`.
+                let orders = engine.queue.map { ($0.queueOrder < 0 ? 6 : $0.priority.rawValue, -$0.queueOrder) }
+                #expect(orders.elementsEqual(orders.sorted { $0 > $1 }, by: ==), "seed \(seed)")
+                #expect(Set(engine.queue.map(\.queueOrder)).count == orders.count, "seed \(seed)")
                 #expect(engine.queue.allSatisfy { $0.state == .queued })
                 IndexTests.expectPagesWalkTheQueue(engine)
                 if engine.statusBar.holdsOverlay && !engine.queue.isEmpty { held += 1 }

@@ -123,7 +123,8 @@ struct RestoreTests {
     }
 
     /// The queue keeps its order, also with a sticky message an `immediate` sent back to the head
-    /// (its `queueOrder` is below the others'), and whatever order the store hands them in.
+    /// (its `queueOrder` is below the others') and a `failed` ahead of an earlier `info` (its
+    /// priority is higher), whatever order the store hands them in.
     @Test func queueOrderKeptIncludingRequeuedHead() throws {
         var before = makeEngine()
         try before.posted(.message("sticky", kind: .sending, key: "upload"), at: .seconds(0))
@@ -131,16 +132,16 @@ struct RestoreTests {
         try before.posted(.message("c", kind: .failed), at: .seconds(0.2))
         before.advance(to: .seconds(1))
         try before.posted(.message("urgent", kind: .failed, immediate: true), at: .seconds(1))
-        #expect(before.liveMessages.map(\.text) == ["urgent", "sticky", "b", "c"])
+        #expect(before.liveMessages.map(\.text) == ["urgent", "sticky", "c", "b"])
         #expect(before.queue.first?.queueOrder ?? 0 < before.queue.last?.queueOrder ?? 0)
 
         var state = RestoreTests.stored(before)
         for order in [state.live, state.live.reversed(), state.live.shuffled()] {
             state.live = order
             let engine = OverlayEngine(configuration: EngineConfiguration(), restoring: state, now: .zero)
-            #expect(engine.liveMessages.map(\.text) == ["urgent", "sticky", "b", "c"])
+            #expect(engine.liveMessages.map(\.text) == ["urgent", "sticky", "c", "b"])
             #expect(engine.liveMessages.map(\.state) == [.showing, .queued, .queued, .queued])
-            #expect(engine.queue.map(\.queueOrder) == engine.queue.map(\.queueOrder).sorted())
+            #expect(engine.queue.map(\.priority) == [.default, .high, .default])
             #expect(Set(engine.queue.map(\.queueOrder)).count == 3)
         }
 
@@ -149,7 +150,7 @@ struct RestoreTests {
         engine.advance(to: .seconds(0.25))
         try engine.posted(.message("tail"), at: .seconds(0.3))
         try engine.posted(.message("urgent 2", kind: .sent, immediate: true), at: .seconds(0.4))
-        let expected = ["urgent 2", "sticky", "b", "c", "tail"]
+        let expected = ["urgent 2", "sticky", "c", "b", "tail"]
         #expect(engine.liveMessages.map(\.text) == expected)
         var second = RestoreTests.stored(engine)
         second.live.reverse()

@@ -102,10 +102,10 @@ struct SchedulingTests {
         #expect(engine.overlay(at: .seconds(5)).phase == .hiding)
     }
 
-    /// Waiting messages show in the order they were posted; each replaces the previous one at once,
-    /// with no animation, and its time starts at the replacement.
+    /// Waiting messages of one priority show in the order they were posted; each replaces the
+    /// previous one at once, with no animation, and its time starts at the replacement.
     @Test func fifoReplacement() throws {
-        var engine = makeEngine()
+        var engine = makeEngine { $0.priorities = [:] }
         try engine.posted(.message("a"), at: .seconds(0))
         try engine.posted(.message("b", kind: .sent), at: .seconds(0.5))
         try engine.posted(.message("c", kind: .failed), at: .seconds(1))

@@ -19,7 +19,7 @@ struct StyleTests {
         #expect(MessageKind.allCases.map(\.rawValue) == ["sending", "sent", "failed", "progress", "info"])
         #expect(
             MessageState.allCases.map(\.rawValue) == [
-                "queued", "showing", "done", "cancelled", "preempted", "expired", "dismissed",
+                "scheduled", "queued", "showing", "done", "cancelled", "preempted", "expired", "dismissed",
             ])
     }
 

@@ -118,7 +118,8 @@ struct FieldReadingTests {
         }
         #expect(
             MessageFields.post.names == [
-                "kind", "text", "progress", "duration", "immediate", "key", "subtitle", "icon",
+                "kind", "text", "progress", "duration", "immediate", "key", "subtitle", "icon", "delay", "at",
+                "expires", "priority",
             ])
     }
 }

@@ -3,8 +3,8 @@ import Testing
 @testable import OverlayService
 
 /// The `GET /overlay` example of MODEL §5, reproduced through HTTP with the manual clock, with the
-/// members the status bar adds (§8, docs/STATUSBAR.md: the bar at rest, not holding) and those of
-/// the presentations (docs/MODEL.md).
+/// members the status bar adds (§8, docs/STATUSBAR.md: the bar at rest, not holding), those of
+/// the presentations and the count of scheduled messages (docs/MODEL.md).
 @Suite("MODEL §5 example")
 struct SpecExampleTests {
     /// The example body exactly as the spec prints it.
@@ -41,7 +41,7 @@ struct SpecExampleTests {
           "accessory": {"kind": "activity", "icon": null, "frame": {"x": 9, "y": -8, "width": 16, "height": 16}},
           "pill": null,
           "style": {"background": "#1C1C1E", "foreground": "#FFFFFF"},
-          "activity": true, "progressBar": null, "queued": 2,
+          "activity": true, "progressBar": null, "queued": 2, "scheduled": 0,
           "animation": {"property": "contentOffset", "from": -20, "to": 0, "start": 1.0, "duration": 0.25},
           "statusBar": {"style": "lightContent", "hidden": false, "alpha": 1, "offset": 0,
             "frame": {"x": 0, "y": 0, "width": 768, "height": 20}, "animation": null,

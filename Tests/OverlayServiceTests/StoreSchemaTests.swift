@@ -221,8 +221,11 @@ struct StoreSchemaTests {
         changes.merge(engine.changeDevice(to: .iphone, at: .seconds(0.5)).changes)
         let inputs = [
             MessageInput(kind: .sending, text: "shown", immediate: true, key: "upload-1"),
-            MessageInput(kind: .progress, text: "queued", progress: 0.375, duration: .seconds(42.5), key: "dl-7"),
-            MessageInput(kind: .failed, text: "ended", duration: .seconds(7)),
+            MessageInput(
+                kind: .progress, text: "queued", progress: 0.375, duration: .seconds(42.5), key: "dl-7",
+                expires: .seconds(600)),
+            MessageInput(kind: .failed, text: "ended", duration: .seconds(7), priority: .low),
+            MessageInput(kind: .info, text: "later", delay: .seconds(90), expires: .seconds(30), priority: .max),
         ]
         for (offset, input) in inputs.enumerated() {
             changes.merge(engine.post(input, at: .seconds(1 + Double(offset))).changes)
@@ -231,7 +234,7 @@ struct StoreSchemaTests {
         changes.merge(engine.delete(id: 1, at: .seconds(4)).changes)
         changes.merge(engine.changeOrientation(to: .landscapeLeft, at: .seconds(5)).changes)
         let record = ChannelRecord(name: "ops", engine: engine, changes: changes)
-        #expect(Set(record.messages.map(\.id)) == [1, 2, 3])
+        #expect(Set(record.messages.map(\.id)) == [1, 2, 3, 4])
 
         do {
             let store = try OverlayStore(directory: directory.path)
@@ -261,15 +264,29 @@ struct StoreSchemaTests {
                 "displayStartedAt=\(String(describing: message.displayStartedAt))",
                 "deadline=\(String(describing: message.deadline))", "expires=\(message.expiresAtDeadline)",
                 "endedAt=\(String(describing: message.endedAt))",
-                "queueOrder=\(message.queueOrder)",
+                "queueOrder=\(message.queueOrder)", "scheduledFor=\(String(describing: message.scheduledFor))",
+                "joinedAt=\(String(describing: message.joinedAt))", "expiresAfter=\(String(describing: message.expires))",
+                "expiresAt=\(String(describing: message.expiresAt))", "priority=\(message.priority)",
+                "requestedPriority=\(String(describing: message.requestedPriority))",
+                "hasBeenShown=\(message.hasBeenShown)",
             ]
         }
-        #expect(loaded.live.map(stored) == engine.liveMessages.sorted { $0.queueOrder < $1.queueOrder }.map(stored))
+        let live = engine.liveMessages + Array(engine.scheduledMessages)
+        #expect(loaded.live.map(stored) == live.sorted { $0.queueOrder < $1.queueOrder }.map(stored))
+        #expect(loaded.live.map(\.id).sorted() == [2, 3, 4])
         #expect(loaded.history.map(stored) == engine.history.map(stored))
         #expect(loaded.history.first?.endedAt == .seconds(4))
         #expect(loaded.history.first?.shownAt == .seconds(1))
         #expect(loaded.history.first?.displayStartedAt == .seconds(1.25))
-        #expect(loaded.live.first?.shownAt == .seconds(4))
+        #expect(loaded.live.first { $0.id == 2 }?.shownAt == .seconds(4))
         #expect(loaded.live.first { $0.id == 2 }?.progress == 0.375)
+        // 2 was shown at 4 (its expiry then no longer applies); 3 waits, low; 4 waits for its time.
+        let shown = try #require(loaded.live.first { $0.id == 2 })
+        #expect(shown.expires == .seconds(600) && shown.expiresAt == nil && shown.hasBeenShown)
+        let low = try #require(loaded.live.first { $0.id == 3 })
+        #expect(low.requestedPriority == .low && low.priority == .low && !low.hasBeenShown)
+        let later = try #require(loaded.live.first { $0.id == 4 })
+        #expect(later.state == .scheduled && later.scheduledFor == .seconds(94) && later.joinedAt == nil)
+        #expect(later.expires == .seconds(30) && later.priority == .max && later.requestedPriority == .max)
     }
 }

@@ -9,6 +9,7 @@ final class PageCache: Sendable {
     struct Query: Hashable, Sendable {
         let after: Int64?
         let limit: Int
+        var listing: MessageListing = .live
     }
 
     private struct Entry {

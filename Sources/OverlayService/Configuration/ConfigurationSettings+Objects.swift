@@ -9,6 +9,12 @@ extension ConfigurationSettings {
             Setting(Field.seconds(kind.rawValue, in: 0.001...3600).nullable, \KindTable<Interval>[kind])
         })
 
+    /// `priorities`: each kind's priority when its sender gives none; null for `default` (3).
+    static let priorities = SettingTable<KindTable<Priority>>(
+        MessageKind.allCases.map { kind in
+            Setting(Field.priority(kind.rawValue).nullable, \KindTable<Priority>[kind])
+        })
+
     /// `styles`: each kind's colours, a pair given in part keeping the rest.
     static let styles = SettingTable<[MessageKind: Style]>(
         MessageKind.allCases.map { kind in

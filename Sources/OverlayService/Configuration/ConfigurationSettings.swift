@@ -68,6 +68,10 @@ enum ConfigurationSettings {
         Row(
             .whole("maxQueue").within(0...1_000_000), \.engine.maxQueue, "waiting messages allowed", default: "1000",
             flag: .option("--max-queue", "N"), variable: "OVERLAYD_MAX_QUEUE"),
+        Row(
+            .whole("maxScheduled").within(0...100_000), \.engine.maxScheduled, "messages waiting for their time",
+            default: "1000"),
+        Row("priorities", priorities, \.engine.priorities, "priority of each kind's messages (1-5 or a name)"),
         Row(.whole("historySize").within(0...100_000), \.engine.historySize, "ended messages kept"),
         Row(.number("inset").within(0...10_000), \.engine.inset, "the label's inset"),
         Row(.number("pill.height").within(1...10_000), \.engine.pillHeight, "the pill's height"),

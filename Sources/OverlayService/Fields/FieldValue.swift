@@ -133,7 +133,7 @@ package enum FieldValue: Sendable, Equatable {
     }
 
     /// Decimal text as JSON writes numbers; refuses what `Double(_:)` also takes ("inf", "0x1p3").
-    private static let numberCharacters = Set("0123456789+-.eE".utf8)
+    static let numberCharacters = Set("0123456789+-.eE".utf8)
 }
 
 /// Why a value could not be read, in words that follow its name: "must be a number, not …".

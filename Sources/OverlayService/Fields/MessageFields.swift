@@ -23,6 +23,10 @@ package enum MessageFields {
     }
     package static let immediate = Field.bool("immediate")
     package static let key = Field.string("key")
+    package static let delay = Field.wait("delay")
+    package static let at = Field.time("at")
+    package static let expires = Field.wait("expires")
+    package static let priority = Field.priority("priority")
 
     package static let post = FieldSet<MessageInput>(
         text: "text",
@@ -32,6 +36,8 @@ package enum MessageFields {
             FieldRule(immediate) { $0.immediate = $1 }, FieldRule(key) { $0.key = $1 },
             // Last: a given name is looked for in this order, and most messages have neither.
             FieldRule(subtitle) { $0.subtitle = $1 }, FieldRule(icon) { $0.icon = $1 },
+            FieldRule(delay) { $0.delay = $1 }, FieldRule(at) { $0.at = $1 },
+            FieldRule(expires) { $0.expires = $1 }, FieldRule(priority) { $0.priority = $1 },
         ])
 
     package static let patch = FieldSet<MessageInput>(
@@ -42,5 +48,14 @@ package enum MessageFields {
             .refused("immediate", "cannot be changed after posting"),
             .refused("key", "cannot be changed after posting"),
             FieldRule(subtitle) { $0.subtitle = $1 }, FieldRule(icon) { $0.icon = $1 },
+            FieldRule(delay) { $0.delay = $1 }, FieldRule(at) { $0.at = $1 },
+            FieldRule(expires) { $0.expires = $1 }, FieldRule(priority) { $0.priority = $1 },
         ])
+
+    /// The rules between fields: a time to join the queue is a `delay` or an `at`, never both.
+    package static func checkTogether(_ input: MessageInput) throws(APIError) {
+        if input.delay != nil && input.at != nil {
+            throw APIError.badRequest("at cannot be given with delay: give one of them", field: "at")
+        }
+    }
 }

@@ -11,6 +11,7 @@ struct MessageHandlers: Sendable {
     func post(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> Routed {
         var input = MessageInput()
         try FieldReader(request, MessageFields.post).read(MessageFields.post, into: &input)
+        try MessageFields.checkTogether(input)
         let (result, sequence) = try channels.obtain(parameters.channel).write { engine, now in
             engine.post(input, at: now)
         }
@@ -27,7 +28,8 @@ struct MessageHandlers: Sendable {
     /// Messages a page of `GET /messages` holds when `limit` is not given, and at most.
     static let pageSize = (default: 100, maximum: 1000)
 
-    /// `GET /messages`: the live messages in the order they show, a page at a time. `?limit=`
+    /// `GET /messages`: the live messages in the order they show (with `?state=scheduled` the
+    /// scheduled ones, in the order they are due), a page at a time. `?limit=`
     /// (1…1000, default 100) and `?after=<id>`, the `next` of the page before. A page costs its
     /// own size, not the queue's, and holds at most `maxPageBytes` (but always one message):
     /// where it stops, `next` goes on. Readers asking for the same page at one version share it.
@@ -35,7 +37,8 @@ struct MessageHandlers: Sendable {
         let query = try FieldReader(query: request)
         let page = PageCache.Query(
             after: try query.read(PageFields.after),
-            limit: try query.read(PageFields.limit) ?? MessageHandlers.pageSize.default)
+            limit: try query.read(PageFields.limit) ?? MessageHandlers.pageSize.default,
+            listing: try query.read(PageFields.state) ?? .live)
         let condition = request.header("If-None-Match").map(EntityTagCondition.init)
         let cache = channels.existing(parameters.channel)?.pages
         // The condition is judged once the page is known to exist: `*` matches only a page that
@@ -45,7 +48,12 @@ struct MessageHandlers: Sendable {
             if let kept = cache?.page(page, at: engine.version) {
                 return unchanged ? .unchanged(engine.version) : .kept(kept)
             }
-            guard let messages = engine.liveMessages(after: page.after, limit: page.limit) else {
+            let listed =
+                switch page.listing {
+                case .live: engine.liveMessages(after: page.after, limit: page.limit)
+                case .scheduled: engine.scheduledMessages(after: page.after, limit: page.limit)
+                }
+            guard let messages = listed else {
                 return .messages(engine.version, nil)
             }
             return unchanged ? .unchanged(engine.version) : .messages(engine.version, messages)
@@ -58,8 +66,11 @@ struct MessageHandlers: Sendable {
         case .messages(_, nil):
             throw APIError(
                 status: 409, code: "cursor_expired",
-                message: "message \(page.after ?? 0) is no longer live (shown and ended, or deleted); "
-                    + "start again without after",
+                message: page.listing == .live
+                    ? "message \(page.after ?? 0) is no longer live (shown and ended, or deleted); "
+                        + "start again without after"
+                    : "message \(page.after ?? 0) is no longer scheduled (its time came, or it was deleted); "
+                        + "start again without after",
                 field: "after")
         case .messages(let version, let messages?):
             var response = HTTPResponse.json(200, headers: [.json] + OverlayEncoder.versionHeaders(version)) {
@@ -94,6 +105,7 @@ struct MessageHandlers: Sendable {
         let id = try messageID(parameters)
         var input = MessageInput()
         try FieldReader(request, MessageFields.patch).read(MessageFields.patch, into: &input)
+        try MessageFields.checkTogether(input)
         let (result, sequence) = try existingChannel(parameters.channel, messageID: id).write { engine, now in
             engine.update(id: id, with: input, at: now)
         }
@@ -180,8 +192,17 @@ extension PostOutcome {
     }
 }
 
+/// Which messages `GET /messages` lists.
+enum MessageListing: String, CaseIterable, Sendable {
+    /// The shown one and the queued ones, in the order they show.
+    case live
+    /// Those waiting for their time, in the order they are due.
+    case scheduled
+}
+
 /// The query of `GET /messages`.
 enum PageFields {
+    static let state = Field<MessageListing>.choice("state")
     static let limit = Field<Int>.whole("limit").checked { limit in
         (1...MessageHandlers.pageSize.maximum).contains(limit)
             ? nil : "must be between 1 and \(MessageHandlers.pageSize.maximum)"

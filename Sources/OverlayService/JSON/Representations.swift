@@ -94,6 +94,8 @@ extension JSONWriter {
         }
         key("queued")
         integer(overlay.queued)
+        key("scheduled")
+        integer(overlay.scheduled)
         key("animation")
         if let animation = overlay.animation {
             beginObject()
@@ -163,6 +165,19 @@ extension JSONWriter {
         bool(message.immediate)
         key("key")
         if let messageKey = message.key { string(messageKey) } else { null() }
+        key("priority")
+        integer(message.priority.rawValue)
+        if message.scheduledFor == nil && message.expires == nil {
+            // Most messages are neither scheduled nor expiring: every POST answers one.
+            members(#""scheduledFor":null,"expires":null,"expiresAt":null"#)
+        } else {
+            key("scheduledFor")
+            optionalSeconds(message.scheduledFor)
+            key("expires")
+            if let expires = message.expires { seconds(expires) } else { null() }
+            key("expiresAt")
+            optionalSeconds(message.state == .queued ? message.expiresAt : nil)
+        }
         key("postedAt")
         seconds(message.postedAt)
         key("shownAt")

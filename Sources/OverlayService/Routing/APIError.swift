@@ -82,12 +82,27 @@ public struct APIError: Error, Hashable, Sendable {
                 status: 409, code: "message_ended", message: "message \(id) has ended (\(state.rawValue))")
         case .nothingShown:
             self = APIError(status: 409, code: "nothing_shown", message: "no message is shown on the overlay")
+        case .notScheduled(let id, let state, let field):
+            self = APIError(
+                status: 409, code: "not_scheduled",
+                message: "message \(id) is \(state.rawValue), no longer scheduled: it cannot be given a new time",
+                field: field)
         case .queueFull(let limit, let retryAfter):
-            let seconds = max(1, (retryAfter.nanoseconds + 999_999_999) / 1_000_000_000)
             self = APIError(
                 status: 503, code: "queue_full", message: "the queue holds its limit of \(limit) waiting messages",
-                headers: [Header(name: "Retry-After", value: String(seconds))])
+                headers: [APIError.retryAfter(retryAfter)])
+        case .scheduleFull(let limit, let retryAfter):
+            self = APIError(
+                status: 503, code: "schedule_full",
+                message: "\(limit) scheduled messages already wait for their time, the limit",
+                headers: [APIError.retryAfter(retryAfter)])
         }
+    }
+
+    /// `Retry-After` in whole seconds, rounded up, at least 1.
+    private static func retryAfter(_ interval: Interval) -> Header {
+        let seconds = max(1, (interval.nanoseconds / 1_000_000_000) + (interval.nanoseconds % 1_000_000_000 > 0 ? 1 : 0))
+        return Header(name: "Retry-After", value: String(seconds))
     }
 
     var body: [UInt8] {

@@ -12,9 +12,14 @@ final class ServiceClock: Sendable {
     /// Serialises writers of the manual clock; readers only load the atomic.
     private let manualWriter = Mutex(())
 
+    /// The Unix nanoseconds at time zero with the real clock (the engine's `wallClockEpoch`);
+    /// nil with the manual clock. Read once: later steps of the wall clock move no deadline.
+    let epoch: Int64?
+
     init(mode: ClockMode) {
         self.mode = mode
         self.origin = MonotonicClock.nanoseconds()
+        self.epoch = mode == .real ? WallClock.nanoseconds() : nil
     }
 
     func now() -> Instant {

@@ -1,0 +1,78 @@
+/// An RFC 3339 date-time (`2026-12-02T10:30:00Z`, `2026-12-02T11:30:00.5+01:00`) as nanoseconds
+/// since the Unix epoch: what a sender gives as `at`. Parsed here rather than with Foundation's
+/// formatters, which accept more than RFC 3339 and depend on the process's locale.
+enum CalendarTime {
+    /// The time, or nil if the text is not an RFC 3339 date-time with an offset.
+    static func unixNanoseconds(_ text: String) -> Int64? {
+        let bytes = Array(text.utf8)
+        var at = 0
+        func digits(_ count: Int) -> Int? {
+            guard at + count <= bytes.count else { return nil }
+            var value = 0
+            for byte in bytes[at..<at + count] {
+                guard (0x30...0x39).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - 0x30)
+            }
+            at += count
+            return value
+        }
+        func expect(_ allowed: String) -> Bool {
+            guard at < bytes.count, allowed.utf8.contains(bytes[at]) else { return false }
+            at += 1
+            return true
+        }
+        guard let year = digits(4), expect("-"), let month = digits(2), expect("-"), let day = digits(2),
+            expect("Tt "), let hour = digits(2), expect(":"), let minute = digits(2), expect(":"),
+            let second = digits(2)
+        else { return nil }
+        var fraction: Int64 = 0
+        if at < bytes.count, bytes[at] == UInt8(ascii: ".") {
+            at += 1
+            var scale: Int64 = 100_000_000
+            let start = at
+            while at < bytes.count, (0x30...0x39).contains(bytes[at]) {
+                fraction += Int64(bytes[at] - 0x30) * scale
+                scale /= 10
+                at += 1
+            }
+            guard at > start else { return nil }
+        }
+        var offsetSeconds = 0
+        if expect("Zz") {
+        } else if at < bytes.count, bytes[at] == UInt8(ascii: "+") || bytes[at] == UInt8(ascii: "-") {
+            let sign = bytes[at] == UInt8(ascii: "-") ? -1 : 1
+            at += 1
+            guard let hours = digits(2), expect(":"), let minutes = digits(2), hours <= 23, minutes <= 59 else {
+                return nil
+            }
+            offsetSeconds = sign * (hours * 3600 + minutes * 60)
+        } else {
+            return nil
+        }
+        guard at == bytes.count, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+            hour <= 23, minute <= 59, second <= 60
+        else { return nil }
+        let days = daysSinceEpoch(year: year, month: month, day: day)
+        let seconds = Int64(days) * 86400 + Int64(hour * 3600 + minute * 60 + second - offsetSeconds)
+        return seconds * 1_000_000_000 + fraction
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days from 1970-01-01 to the date in the proleptic Gregorian calendar (Howard Hinnant's
+    /// `days_from_civil`).
+    private static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+}
