@@ -163,14 +163,17 @@ public struct OverlayEngine: Hashable, Sendable {
         let target = max(time, now)
         expiries.prune(queue)
         while let deadline = pendingDeadline, deadline.time <= target {
-            now = deadline.time
+            // A deadline an event set in the past (an `expires` already over) is reached now:
+            // time never goes back.
+            let time = max(deadline.time, now)
+            now = time
             switch deadline.kind {
-            case .waitingExpires: waitingMessageExpired(at: deadline.time)
-            case .messageEnds: messageTimeEnded(at: deadline.time)
-            case .transitionEnds: transitionEnded(at: deadline.time)
-            case .statusBarEnds: statusBar.advance(to: deadline.time)
-            case .holdEnds: endHold(at: deadline.time)
-            case .scheduledTimeComes: scheduledTimeCame(at: deadline.time)
+            case .waitingExpires: waitingMessageExpired(at: time)
+            case .messageEnds: messageTimeEnded(at: time)
+            case .transitionEnds: transitionEnded(at: time)
+            case .statusBarEnds: statusBar.advance(to: time)
+            case .holdEnds: endHold(at: time)
+            case .scheduledTimeComes: scheduledTimeCame(at: time)
             }
             version += 1
             expiries.prune(queue)
