@@ -12,6 +12,7 @@ struct IndexTests {
     static func scanned(_ engine: OverlayEngine, id: Int64) -> Message? {
         if let current = engine.current, current.id == id { return current }
         return engine.queue.first { $0.id == id } ?? engine.history.last { $0.id == id }
+            ?? engine.scheduledMessages.first { $0.id == id }
     }
 
     /// Every page size walks the live messages exactly, in order, ending with no next cursor.
@@ -48,6 +49,8 @@ struct IndexTests {
             var time = Instant.zero
             let keys = ["a", "b", "c", "d"]
             var held = 0
+            var scheduled = 0
+            var expired = 0
             for _ in 0..<400 {
                 time = time + .seconds(Double(Int.random(in: 0...3, using: &generator)) * 0.1)
                 let anyID = Int64.random(in: 1...max(1, engine.nextID), using: &generator)
@@ -55,15 +58,21 @@ struct IndexTests {
                 case 0..<3:
                     let key = Bool.random(using: &generator) ? keys.randomElement(using: &generator) : nil
                     let kind = MessageKind.allCases.randomElement(using: &generator)
-                    _ = engine.post(
-                        .message(
-                            "m", kind: kind, duration: Bool.random(using: &generator) ? 0.3 : nil,
-                            immediate: Int.random(in: 0..<5, using: &generator) == 0, key: key),
-                        at: time)
+                    var input = MessageInput.message(
+                        "m", kind: kind, duration: Bool.random(using: &generator) ? 0.3 : nil,
+                        immediate: Int.random(in: 0..<5, using: &generator) == 0, key: key)
+                    input.priority = Bool.random(using: &generator) ? Priority.allCases.randomElement(using: &generator) : nil
+                    if Int.random(in: 0..<3, using: &generator) == 0 {
+                        input.expires = .seconds(Double(Int.random(in: 1...20, using: &generator)) * 0.1)
+                    }
+                    if Int.random(in: 0..<4, using: &generator) == 0 {
+                        input.delay = .seconds(Double(Int.random(in: 1...20, using: &generator)) * 0.1)
+                    }
+                    _ = engine.post(input, at: time)
                 case 3:
                     // A keyed POST finds the live message with its key, as a scan does.
                     let key = keys.randomElement(using: &generator)!
-                    let expected = engine.liveMessages.first { $0.key == key }?.id
+                    let expected = (engine.liveMessages + engine.scheduledMessages).first { $0.key == key }?.id
                     let outcome = try engine.post(MessageInput(text: "updated", key: key), at: time).value.get()
                     if let expected {
                         #expect(outcome == .updated(outcome.message))
@@ -73,7 +82,14 @@ struct IndexTests {
                         #expect(outcome == .created(outcome.message))
                     }
                 case 4:
-                    _ = engine.update(id: anyID, with: MessageInput(text: "patched \(time)"), at: time)
+                    var change = MessageInput(text: "patched \(time)")
+                    switch Int.random(in: 0..<4, using: &generator) {
+                    case 0: change.priority = Priority.allCases.randomElement(using: &generator)
+                    case 1: change.expires = .seconds(Double(Int.random(in: 1...20, using: &generator)) * 0.1)
+                    case 2: change.delay = .seconds(Double(Int.random(in: 1...20, using: &generator)) * 0.1)
+                    default: break
+                    }
+                    _ = engine.update(id: anyID, with: change, at: time)
                 case 5:
                     _ = engine.delete(id: anyID, at: time)
                 case 6:
@@ -101,10 +117,20 @@ struct IndexTests {
                 #expect(orders.elementsEqual(orders.sorted { $0 > $1 }, by: ==), "seed \(seed)")
                 #expect(Set(engine.queue.map(\.queueOrder)).count == orders.count, "seed \(seed)")
                 #expect(engine.queue.allSatisfy { $0.state == .queued })
+                // Every time that has come was reached: no waiting message is past its expiry,
+                // no scheduled one past its time, and the next deadline is no later than either.
+                #expect(engine.queue.allSatisfy { ($0.expiresAt ?? .seconds(1e9)) > engine.now }, "seed \(seed)")
+                #expect(engine.queue.allSatisfy { $0.expiresAt == nil || !$0.hasBeenShown })
+                #expect(engine.scheduledMessages.allSatisfy { $0.state == .scheduled && $0.scheduledFor! > engine.now })
+                let soonest = (engine.queue.compactMap(\.expiresAt) + engine.scheduledMessages.compactMap(\.scheduledFor)).min()
+                if let soonest { #expect(engine.nextDeadline.map { $0 <= soonest } == true, "seed \(seed)") }
                 IndexTests.expectPagesWalkTheQueue(engine)
                 if engine.statusBar.holdsOverlay && !engine.queue.isEmpty { held += 1 }
+                if !engine.scheduledMessages.isEmpty { scheduled += 1 }
+                if engine.history.contains(where: { $0.state == .expired && $0.expires != nil }) { expired += 1 }
             }
             #expect(held > 0, "seed \(seed): the bar never held a queue")
+            #expect(scheduled > 0 && expired > 0, "seed \(seed): nothing was scheduled, or nothing expired waiting")
         }
     }
 
