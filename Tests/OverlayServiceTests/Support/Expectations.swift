@@ -39,10 +39,13 @@ struct ObservableState: Equatable, CustomStringConvertible {
     var phase: String?
     var now: Double?
     var messages: [UInt8]
+    /// `GET /messages?state=scheduled`.
+    var scheduled: [UInt8]
 
     var description: String {
         "version \(version ?? -1), queued \(queued ?? -1), phase \(phase ?? "?"), now \(now ?? -1), "
-            + "messages \(String(decoding: messages, as: UTF8.self))"
+            + "messages \(String(decoding: messages, as: UTF8.self)), "
+            + "scheduled \(String(decoding: scheduled, as: UTF8.self))"
     }
 }
 
@@ -53,7 +56,8 @@ extension LiveServer {
         let messages = try get("/messages")
         return ObservableState(
             version: overlay.json["version"]?.int, queued: overlay.json["queued"]?.int,
-            phase: overlay.json["phase"]?.string, now: overlay.json["now"]?.number, messages: messages.body)
+            phase: overlay.json["phase"]?.string, now: overlay.json["now"]?.number, messages: messages.body,
+            scheduled: try get("/messages?state=scheduled").body)
     }
 
     /// A server in manual-clock mode with two messages, one shown (1) and one queued (2), and the
