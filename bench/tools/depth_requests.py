@@ -26,7 +26,9 @@ for number in range(args.count):
         connection.request("POST", "/messages", body=body, headers={"Content-Type": "application/json"})
         expected = 200
     else:
-        connection.request("POST", "/messages", body="a new message", headers={"Content-Type": "text/plain"})
+        connection.request(
+            "POST", f"/messages?priority={number % 5 + 1}", body="a new message",
+            headers={"Content-Type": "text/plain"})
         expected = 202
     response = connection.getresponse()
     response.read()

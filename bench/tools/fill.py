@@ -1,8 +1,8 @@
 """Fills overlayd's default queue to a depth for bench/depth, over one keep-alive connection.
 
 One sticky message is shown first (nothing ends in manual-clock mode anyway), then DEPTH messages
-wait behind it, then one more with the key "last": the measured message, with DEPTH ahead of it.
-Prints its id.
+wait behind it, their priorities 1 to 5 in turn, then one more with the key "last" and the lowest
+priority: the measured message, with DEPTH ahead of it. Prints its id.
 """
 import argparse
 import http.client
@@ -38,5 +38,5 @@ def post(body):
 
 post({"text": "shown", "kind": "sending"})
 for index in range(args.depth):
-    post({"text": f"queued {index}"})
-print(post({"text": "the last one", "key": "last"}))
+    post({"text": f"queued {index}", "priority": index % 5 + 1})
+print(post({"text": "the last one", "key": "last", "priority": 1}))
