@@ -40,7 +40,8 @@ enum RequestDecoderFuzz {
     static let statuses: Set<Int> = [200, 202, 204, 304, 400, 401, 404, 405, 409, 413, 415, 422, 429, 503]
     static let fieldNames = [
         "kind", "text", "progress", "duration", "immediate", "key", "orientation", "device", "advance", "to",
-        "style", "hidden", "animation", "root", "controllers",
+        "style", "hidden", "animation", "root", "controllers", "subtitle", "icon", "delay", "at", "expires",
+        "priority", "state",
     ]
     static let textFields: [String?] = [nil, "text", "orientation", "device", "advance"]
 
@@ -54,6 +55,7 @@ enum RequestDecoderFuzz {
         configuration.maxChannels = 4
         configuration.engine.maxQueue = 6
         configuration.engine.historySize = 3
+        configuration.engine.maxScheduled = 3
         if input.flags.contains("a") {
             configuration.token = "fuzz-write-token"
             configuration.readToken = "fuzz-read-token"
@@ -74,14 +76,14 @@ enum RequestDecoderFuzz {
         defer { service.shutdown() }
 
         let token = input.flags.contains("a") ? [Header(name: "Authorization", value: "Bearer fuzz-read-token")] : []
-        var version = 0.0
+        var seen = Seen()
         for request in input.requests {
             decodeJSON(request.body)
             decodeFields(request)
             // Through the server's own dispatch; a long-poll left waiting is answered by the release.
             if let response = answer(service, request) { check(response, to: request) }
             service.releaseReaders()
-            version = checkState(service, headers: token, after: request, version: version)
+            seen = checkState(service, headers: token, after: request, seen: seen)
         }
         let channels =
             answer(service, HTTPRequest(method: "GET", path: "/channels", headers: token)) ?? HTTPResponse(status: 0)
@@ -90,15 +92,25 @@ enum RequestDecoderFuzz {
         }
     }
 
+    /// What the checks carry from one request to the next.
+    struct Seen {
+        var version = 0.0
+        var scheduled = 0.0
+        /// Scheduled messages that left the schedule (joined the queue, or were deleted): each may
+        /// have joined a full queue, which a message accepted earlier must (docs/BEHAVIOUR.md).
+        var unscheduled = 0.0
+    }
+
     /// Nothing a client sends may corrupt the queue (docs/MODEL.md §5): after every request the default
     /// channel's overlay and message list read back and agree, its version has not gone back, and
-    /// the overlay's and the status bar's numbers are in range. Returns the version.
+    /// the overlay's and the status bar's numbers are in range.
     static func checkState(
-        _ service: OverlayService, headers: [Header], after request: HTTPRequest, version: Double
-    ) -> Double {
-        func read(_ path: String) -> [String: JSONValue] {
+        _ service: OverlayService, headers: [Header], after request: HTTPRequest, seen: Seen
+    ) -> Seen {
+        func read(_ path: String, query: [QueryItem] = []) -> [String: JSONValue] {
             let response =
-                answer(service, HTTPRequest(method: "GET", path: path, headers: headers)) ?? HTTPResponse(status: 0)
+                answer(service, HTTPRequest(method: "GET", path: path, query: query, headers: headers))
+                ?? HTTPResponse(status: 0)
             guard response.status == 200, case .object(let members)? = try? JSONParser.parse(response.body) else {
                 fatalError(
                     "GET \(path) after \(request.method) \(request.path): \(response.status) \(text(response.body))")
@@ -120,6 +132,9 @@ enum RequestDecoderFuzz {
             // reach below it (Hw).
             presentation != "statusBar" || bar["frame"] == overlay["frame"]
         else { fatalError("overlay or messages of the wrong shape after \(request.method) \(request.path)") }
+        guard case .number(let scheduled)? = overlay["scheduled"],
+            case .array(let waiting)? = read("/messages", query: [QueryItem(name: "state", value: "scheduled")])["messages"]
+        else { fatalError("no scheduled count or list after \(request.method) \(request.path)") }
         let states = messages.map { message -> String in
             guard case .object(let fields) = message, case .string(let state)? = fields["state"] else { return "?" }
             return state
@@ -128,7 +143,14 @@ enum RequestDecoderFuzz {
             fatalError(
                 "after \(request.method) \(request.path): \(reason); overlay \(overlay), states \(states)")
         }
-        if now < version { fail("the version went back from \(version)") }
+        if now < seen.version { fail("the version went back from \(seen.version)") }
+        if Double(waiting.count) != scheduled || scheduled > 3 { fail("scheduled disagrees with its list or limit") }
+        for message in waiting {
+            guard case .object(let fields) = message, fields["state"] == .string("scheduled") else {
+                fail("a listed message not scheduled")
+            }
+        }
+        let unscheduled = seen.unscheduled + max(0, seen.scheduled - scheduled)
         if Double(states.filter { $0 == "queued" }.count) != queued { fail("queued disagrees with /messages") }
         if states.dropFirst().contains(where: { $0 != "queued" })
             || !["showing", "queued"].contains(states.first ?? "queued")
@@ -136,7 +158,7 @@ enum RequestDecoderFuzz {
             fail("a live message that is neither shown first nor queued")
         }
         // The message a hold sends back to the queue keeps its place beyond the bound.
-        if queued > 6 + (held ? 1 : 0) { fail("more queued than maxQueue") }
+        if queued > 6 + (held ? 1 : 0) + unscheduled { fail("more queued than maxQueue") }
         // A hidden status bar holds the overlay: messages wait behind it, none is shown.
         if phase == "hidden" && !messages.isEmpty && !held { fail("hidden with live messages") }
         if held != barHidden { fail("held differs from the status bar's hidden") }
@@ -145,7 +167,7 @@ enum RequestDecoderFuzz {
         if !(-min(barWidth, barHeight)...0).contains(barOffset) { fail("the status bar's offset out of range") }
         if !(0...1).contains(alpha) { fail("alpha out of range") }
         if !(-min(width, height)...0).contains(offset) { fail("contentOffset out of range") }
-        return now
+        return Seen(version: now, scheduled: scheduled, unscheduled: unscheduled)
     }
 
     /// The parser must not crash; what it accepts must survive writing and reading back.
