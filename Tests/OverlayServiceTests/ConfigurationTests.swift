@@ -236,6 +236,18 @@ struct ConfigurationTests {
         #expect(c.connectionTimeout == 5)
     }
 
+    /// `priorities` takes numbers and names per kind, null for the default; `maxScheduled` a count.
+    @Test func prioritiesAndMaxScheduled() throws {
+        let file = #"{"priorities": {"info": "high", "failed": 3, "sent": null, "sending": "urgent"}, "maxScheduled": 5}"#
+        let c = try Self.configuration(["--config", "c.json"], files: ["c.json": file])
+        #expect(c.engine.priorities[.info] == .high && c.engine.priorities[.failed] == .default)
+        #expect(c.engine.priorities[.sent] == nil && c.engine.priorities[.sending] == .max)
+        #expect(c.engine.priorities[.progress] == .default)
+        #expect(c.engine.maxScheduled == 5)
+        #expect(ServiceConfiguration().engine.priorities[.failed] == .high)
+        #expect(ServiceConfiguration().engine.maxScheduled == 1000)
+    }
+
     /// A bad file value names its (dotted) key.
     @Test(arguments: [
         (#"{"prot": 1}"#, "prot"),
@@ -259,6 +271,13 @@ struct ConfigurationTests {
         (#"{"durations": 2}"#, "durations"),
         (#"{"maxQueue": 1e7}"#, "maxQueue"),
         (#"{"maxStickySeconds": 0}"#, "maxStickySeconds"),
+        (#"{"maxScheduled": -1}"#, "maxScheduled"),
+        (#"{"maxScheduled": 1.5}"#, "maxScheduled"),
+        (#"{"priorities": {"info": 0}}"#, "priorities.info"),
+        (#"{"priorities": {"info": 6}}"#, "priorities.info"),
+        (#"{"priorities": {"info": "loud"}}"#, "priorities.info"),
+        (#"{"priorities": {"urgent": 5}}"#, "priorities.urgent"),
+        (#"{"priorities": 4}"#, "priorities"),
         (#"{"inset": 400}"#, "inset"),
         (#"{"devices": {"tv": {"width": 100}}}"#, "devices.tv"),
         (#"{"devices": {"ipad": {"depth": 1}}}"#, "devices.ipad.depth"),
