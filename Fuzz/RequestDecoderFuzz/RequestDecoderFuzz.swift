@@ -133,7 +133,8 @@ enum RequestDecoderFuzz {
             presentation != "statusBar" || bar["frame"] == overlay["frame"]
         else { fatalError("overlay or messages of the wrong shape after \(request.method) \(request.path)") }
         guard case .number(let scheduled)? = overlay["scheduled"],
-            case .array(let waiting)? = read("/messages", query: [QueryItem(name: "state", value: "scheduled")])["messages"]
+            case .array(let waiting)? = read("/messages", query: [QueryItem(name: "state", value: "scheduled")])[
+                "messages"]
         else { fatalError("no scheduled count or list after \(request.method) \(request.path)") }
         let states = messages.map { message -> String in
             guard case .object(let fields) = message, case .string(let state)? = fields["state"] else { return "?" }

@@ -61,7 +61,8 @@ struct IndexTests {
                     var input = MessageInput.message(
                         "m", kind: kind, duration: Bool.random(using: &generator) ? 0.3 : nil,
                         immediate: Int.random(in: 0..<5, using: &generator) == 0, key: key)
-                    input.priority = Bool.random(using: &generator) ? Priority.allCases.randomElement(using: &generator) : nil
+                    input.priority =
+                        Bool.random(using: &generator) ? Priority.allCases.randomElement(using: &generator) : nil
                     if Int.random(in: 0..<3, using: &generator) == 0 {
                         input.expires = .seconds(Double(Int.random(in: 1...20, using: &generator)) * 0.1)
                     }
@@ -122,7 +123,8 @@ struct IndexTests {
                 #expect(engine.queue.allSatisfy { ($0.expiresAt ?? .seconds(1e9)) > engine.now }, "seed \(seed)")
                 #expect(engine.queue.allSatisfy { $0.expiresAt == nil || !$0.hasBeenShown })
                 #expect(engine.scheduledMessages.allSatisfy { $0.state == .scheduled && $0.scheduledFor! > engine.now })
-                let soonest = (engine.queue.compactMap(\.expiresAt) + engine.scheduledMessages.compactMap(\.scheduledFor)).min()
+                let soonest =
+                    (engine.queue.compactMap(\.expiresAt) + engine.scheduledMessages.compactMap(\.scheduledFor)).min()
                 if let soonest { #expect(engine.nextDeadline.map { $0 <= soonest } == true, "seed \(seed)") }
                 IndexTests.expectPagesWalkTheQueue(engine)
                 if engine.statusBar.holdsOverlay && !engine.queue.isEmpty { held += 1 }

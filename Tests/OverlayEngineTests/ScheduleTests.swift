@@ -6,7 +6,9 @@ import Testing
 /// joins it as if posted then. Every time here is on the manual clock unless an epoch is set.
 @Suite("Scheduled messages")
 struct ScheduleTests {
-    static func later(_ text: String, delay: Double? = nil, at: ScheduleTime? = nil, key: String? = nil)
+    static func later(
+        _ text: String, delay: Double? = nil, at: ScheduleTime? = nil, key: String? = nil
+    )
         -> MessageInput
     {
         var input = MessageInput.message(text, key: key)
@@ -53,8 +55,10 @@ struct ScheduleTests {
         #expect(try engine.posted(Self.later("d", at: .number(2 + week)), at: .seconds(2)).state == .scheduled)
         let nextID = engine.nextID
         let version = engine.version
-        #expect(engine.post(Self.later("e", at: .number(2.000_000_001 + week)), at: .seconds(2)).value.refusedField == "at")
-        #expect(engine.post(Self.later("f", at: .calendar(unixNanoseconds: 0)), at: .seconds(2)).value.refusedField == "at")
+        #expect(
+            engine.post(Self.later("e", at: .number(2.000_000_001 + week)), at: .seconds(2)).value.refusedField == "at")
+        #expect(
+            engine.post(Self.later("f", at: .calendar(unixNanoseconds: 0)), at: .seconds(2)).value.refusedField == "at")
         #expect(engine.nextID == nextID && engine.version == version)
     }
 

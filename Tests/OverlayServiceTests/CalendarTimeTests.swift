@@ -10,7 +10,9 @@ import Testing
 /// and the texts it refuses.
 @Suite("RFC 3339 times")
 struct CalendarTimeTests {
-    static func timegm(_ year: Int32, _ month: Int32, _ day: Int32, _ hour: Int32, _ minute: Int32, _ second: Int32)
+    static func timegm(
+        _ year: Int32, _ month: Int32, _ day: Int32, _ hour: Int32, _ minute: Int32, _ second: Int32
+    )
         -> Int64
     {
         var parts = tm()

@@ -238,7 +238,8 @@ struct ConfigurationTests {
 
     /// `priorities` takes numbers and names per kind, null for the default; `maxScheduled` a count.
     @Test func prioritiesAndMaxScheduled() throws {
-        let file = #"{"priorities": {"info": "high", "failed": 3, "sent": null, "sending": "urgent"}, "maxScheduled": 5}"#
+        let file =
+            #"{"priorities": {"info": "high", "failed": 3, "sent": null, "sending": "urgent"}, "maxScheduled": 5}"#
         let c = try Self.configuration(["--config", "c.json"], files: ["c.json": file])
         #expect(c.engine.priorities[.info] == .high && c.engine.priorities[.failed] == .default)
         #expect(c.engine.priorities[.sent] == nil && c.engine.priorities[.sending] == .max)

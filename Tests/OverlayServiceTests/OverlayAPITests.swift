@@ -14,7 +14,8 @@ struct OverlayAPITests {
     static let overlayKeys = [
         "version", "now", "phase", "orientation", "rotation", "device", "presentation", "frame", "x", "y", "width",
         "height", "contentOffset", "alpha", "message", "label", "subtitle", "accessory", "pill", "style", "activity",
-        "progressBar", "queued", "scheduled", "animation", "statusBar", "style", "hidden", "alpha", "offset", "frame", "x", "y",
+        "progressBar", "queued", "scheduled", "animation", "statusBar", "style", "hidden", "alpha", "offset", "frame",
+        "x", "y",
         "width", "height", "animation", "styleFrom", "hiddenFrom", "held", "touch",
     ]
 

@@ -71,8 +71,10 @@ struct ScheduleAPITests {
         (#""delay": 5, "at": 9"#, 400, "at"), (#""at": 604802"#, 422, "at"),
         (#""at": "2026-13-01T00:00:00Z""#, 400, "at"), (#""at": "tomorrow""#, 400, "at"),
         (#""at": "2026-12-02T10:00:00Z""#, 422, "at"), (#""at": [1]"#, 400, "at"),
-        (#""expires": 0"#, 422, "expires"), (#""expires": "-1m""#, 422, "expires"), (#""expires": "8d""#, 422, "expires"),
-        (#""priority": 0"#, 422, "priority"), (#""priority": 6"#, 422, "priority"), (#""priority": 2.5"#, 422, "priority"),
+        (#""expires": 0"#, 422, "expires"), (#""expires": "-1m""#, 422, "expires"),
+        (#""expires": "8d""#, 422, "expires"),
+        (#""priority": 0"#, 422, "priority"), (#""priority": 6"#, 422, "priority"),
+        (#""priority": 2.5"#, 422, "priority"),
         (#""priority": "urgentest""#, 422, "priority"), (#""priority": true"#, 400, "priority"),
         (#""priority": """#, 422, "priority"),
     ])
@@ -135,7 +137,8 @@ struct ScheduleAPITests {
         #expect(second["messages"]?.array?.map { $0["id"]?.int } == [1])
         #expect(try live.get("/messages?state=live").json["messages"]?.array?.isEmpty == true)
         #expect(try live.advance(10).status == 200)
-        expectError(try live.get("/messages?state=scheduled&after=2"), status: 409, code: "cursor_expired", field: "after")
+        expectError(
+            try live.get("/messages?state=scheduled&after=2"), status: 409, code: "cursor_expired", field: "after")
         expectError(try live.get("/messages?state=queued"), status: 422, code: "invalid_field", field: "state")
         expectError(
             try live.get("/messages?state=live&state=scheduled"), status: 400, code: "bad_request", field: "state")

@@ -14,7 +14,8 @@ extension Field where Value == Interval {
                 let text = try value.string().trimmingSpaces()
                 guard let parsed = WaitText.seconds(text) else {
                     throw FieldProblem(
-                        .malformed, "must be seconds, or a number with a unit s, m, h or d (30s, 5m, 2h, 1d), not \"\(text)\"")
+                        .malformed,
+                        "must be seconds, or a number with a unit s, m, h or d (30s, 5m, 2h, 1d), not \"\(text)\"")
                 }
                 seconds = parsed
             }

@@ -101,7 +101,8 @@ public struct APIError: Error, Hashable, Sendable {
 
     /// `Retry-After` in whole seconds, rounded up, at least 1.
     private static func retryAfter(_ interval: Interval) -> Header {
-        let seconds = max(1, (interval.nanoseconds / 1_000_000_000) + (interval.nanoseconds % 1_000_000_000 > 0 ? 1 : 0))
+        let seconds = max(
+            1, (interval.nanoseconds / 1_000_000_000) + (interval.nanoseconds % 1_000_000_000 > 0 ? 1 : 0))
         return Header(name: "Retry-After", value: String(seconds))
     }
 
