@@ -45,14 +45,33 @@ struct CalendarTimeTests {
         }
     }
 
+    /// Years beyond what 64-bit nanoseconds hold saturate instead of trapping.
+    @Test func farYearsSaturate() {
+        #expect(CalendarTime.unixNanoseconds("9999-12-31T23:59:59.999999999Z") == .max)
+        #expect(CalendarTime.unixNanoseconds("2262-04-11T23:47:16.854775807Z") == .max)
+        #expect(CalendarTime.unixNanoseconds("2262-04-11T23:47:16Z") == 9_223_372_036_000_000_000)
+        #expect(CalendarTime.unixNanoseconds("0000-01-01T00:00:00Z") == .min)
+        #expect(CalendarTime.unixNanoseconds("1677-09-21T00:12:44Z") == -9_223_372_036_000_000_000)
+    }
+
+    /// Not the shape of an RFC 3339 date-time with an offset: a bad request.
     @Test(arguments: [
-        "", "2026-12-02", "2026-12-02T10:30:00", "2026-12-02T10:30Z", "2026-13-02T10:30:00Z", "2026-00-02T10:30:00Z",
-        "2026-02-29T10:30:00Z", "1900-02-29T00:00:00Z", "2026-04-31T00:00:00Z", "2026-12-02T24:00:00Z",
-        "2026-12-02T10:60:00Z", "2026-12-02T10:30:61Z", "2026-12-02T10:30:00.Z", "2026-12-02T10:30:00+0100",
-        "2026-12-02T10:30:00+24:00", "2026-12-02T10:30:00Zjunk", " 2026-12-02T10:30:00Z", "2026-1-02T10:30:00Z",
-        "２０２６-12-02T10:30:00Z",
+        "", "2026-12-02", "2026-12-02T10:30:00", "2026-12-02T10:30Z", "2026-12-02T10:30:00.Z",
+        "2026-12-02T10:30:00+0100", "2026-12-02T10:30:00Zjunk", " 2026-12-02T10:30:00Z", "2026-1-02T10:30:00Z",
+        "２０２６-12-02T10:30:00Z", "2026-12-02T10:30:00+24:00x",
     ])
     func refusedTexts(_ text: String) {
+        #expect(CalendarTime.read(text) == nil)
+    }
+
+    /// The right shape naming no time on the calendar: a bad value.
+    @Test(arguments: [
+        "2026-13-02T10:30:00Z", "2026-00-02T10:30:00Z", "2026-02-29T10:30:00Z", "1900-02-29T00:00:00Z",
+        "2026-04-31T00:00:00Z", "2026-12-02T24:00:00Z", "2026-12-02T10:60:00Z", "2026-12-02T10:30:61Z",
+        "2026-12-02T10:30:00+24:00", "2026-12-02T10:30:00-05:60",
+    ])
+    func timesThatDoNotExist(_ text: String) {
+        #expect(CalendarTime.read(text) == .noSuchTime)
         #expect(CalendarTime.unixNanoseconds(text) == nil)
     }
 }

@@ -79,6 +79,7 @@ struct OpenAPITests {
         let refusals: [EngineError] = [
             .invalidField(field: "text", reason: "x"), .messageNotFound(id: 1),
             .messageEnded(id: 1, state: .done), .nothingShown, .queueFull(limit: 1, retryAfter: .seconds(1)),
+            .notScheduled(id: 1, state: .queued, field: "delay"), .scheduleFull(limit: 1, retryAfter: .seconds(1)),
         ]
         for refusal in refusals {
             #expect(codes.contains(APIError(refusal).code), "\(refusal)")

@@ -52,6 +52,12 @@ struct ScheduleLiveTests {
         expectError(
             try live.post("/messages", json: #"{"text": "x", "at": "\#(Self.rfc3339(secondsFromNow: 8 * 86400))"}"#),
             status: 422, code: "invalid_field", field: "at")
+        // Years whose nanoseconds do not fit in 64 bits: far ahead is refused, far past is now.
+        expectError(
+            try live.post("/messages", json: #"{"text": "x", "at": "9999-12-31T23:59:59Z"}"#),
+            status: 422, code: "invalid_field", field: "at")
+        let past = try live.post("/messages", json: #"{"text": "long ago", "at": "0001-01-01T00:00:00Z"}"#)
+        #expect(past.status == 202 && past.json["state"]?.string != "scheduled", "\(past.text)")
     }
 
     /// kill -9 with a message due in 1.5 s and one due in an hour: restarted after the first's time

@@ -2,8 +2,22 @@
 /// since the Unix epoch: what a sender gives as `at`. Parsed here rather than with Foundation's
 /// formatters, which accept more than RFC 3339 and depend on the process's locale.
 enum CalendarTime {
-    /// The time, or nil if the text is not an RFC 3339 date-time with an offset.
+    /// What a text in the shape of an RFC 3339 date-time says: a time, or a date or time of day
+    /// that does not exist (month 13, 30 February, 24:00), which is a bad value, not bad syntax.
+    enum Reading: Equatable {
+        case time(unixNanoseconds: Int64)
+        case noSuchTime
+    }
+
+    /// The time, or nil if the text is not an RFC 3339 date-time with an offset or names no time.
     static func unixNanoseconds(_ text: String) -> Int64? {
+        guard case .time(let nanoseconds)? = read(text) else { return nil }
+        return nanoseconds
+    }
+
+    /// The reading, or nil if the text does not have the shape of an RFC 3339 date-time with an
+    /// offset. Saturates at the ends of Int64 rather than trapping.
+    static func read(_ text: String) -> Reading? {
         let bytes = Array(text.utf8)
         var at = 0
         func digits(_ count: Int) -> Int? {
@@ -42,19 +56,24 @@ enum CalendarTime {
         } else if at < bytes.count, bytes[at] == UInt8(ascii: "+") || bytes[at] == UInt8(ascii: "-") {
             let sign = bytes[at] == UInt8(ascii: "-") ? -1 : 1
             at += 1
-            guard let hours = digits(2), expect(":"), let minutes = digits(2), hours <= 23, minutes <= 59 else {
-                return nil
-            }
+            guard let hours = digits(2), expect(":"), let minutes = digits(2) else { return nil }
+            guard hours <= 23, minutes <= 59 else { return at == bytes.count ? .noSuchTime : nil }
             offsetSeconds = sign * (hours * 3600 + minutes * 60)
         } else {
             return nil
         }
-        guard at == bytes.count, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
-            hour <= 23, minute <= 59, second <= 60
-        else { return nil }
+        guard at == bytes.count else { return nil }
+        guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour <= 23, minute <= 59,
+            second <= 60
+        else { return .noSuchTime }
         let days = daysSinceEpoch(year: year, month: month, day: day)
         let seconds = Int64(days) * 86400 + Int64(hour * 3600 + minute * 60 + second - offsetSeconds)
-        return seconds * 1_000_000_000 + fraction
+        // Years outside about 1678–2262 do not fit in Int64 nanoseconds: they saturate, which
+        // the engine reads as long past or too far ahead, as they are.
+        let (nanoseconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return .time(unixNanoseconds: seconds > 0 ? .max : .min) }
+        let (total, carry) = nanoseconds.addingReportingOverflow(fraction)
+        return .time(unixNanoseconds: carry ? .max : total)
     }
 
     private static func daysIn(month: Int, year: Int) -> Int {

@@ -36,7 +36,11 @@ extension Field where Value == ScheduleTime {
             if case .json(.number(let number)) = value { return .number(number) }
             let text = try value.string().trimmingSpaces()
             if let seconds = WaitText.number(text) { return .number(seconds) }
-            if let unix = CalendarTime.unixNanoseconds(text) { return .calendar(unixNanoseconds: unix) }
+            switch CalendarTime.read(text) {
+            case .time(let unix)?: return .calendar(unixNanoseconds: unix)
+            case .noSuchTime?: throw FieldProblem(.invalid, "names no date and time on the calendar: \"\(text)\"")
+            case nil: break
+            }
             throw FieldProblem(
                 .malformed,
                 "must be a Unix time in seconds or an RFC 3339 date-time (2026-12-02T10:30:00Z), not \"\(text)\"")
@@ -79,10 +83,11 @@ enum WaitText {
         return number(String(text.dropLast()).trimmingSpaces()).map { $0 * scale }
     }
 
-    /// Decimal text as JSON writes numbers, finite.
+    /// Decimal text as JSON writes numbers. Digits too many for a Double read as infinity, which
+    /// the range checks refuse (422) like any other value too large.
     static func number(_ text: String) -> Double? {
         guard !text.isEmpty, text.utf8.allSatisfy({ FieldValue.numberCharacters.contains($0) }),
-            let number = Double(text), number.isFinite
+            let number = Double(text), !number.isNaN
         else { return nil }
         return number
     }
