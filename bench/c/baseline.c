@@ -40,27 +40,32 @@
 #include <time.h>
 #include <unistd.h>
 
-/* overlayd's GET /overlay while "Sending photo…" slides in (743 bytes at version 1, with the status
- * bar under the overlay and `held`). The version is printed into it, so the size moves by a byte or
- * two as it grows, as overlayd's does. Keep it a copy of a real answer: when overlayd's answer
+/* overlayd's GET /overlay while "Sending photo…" slides in (992 bytes at version 1: manual clock,
+ * `now` 0.125, with the status bar under the overlay, the presentation, the measured label, the
+ * accessory and the scheduled count). The version is printed into it, so the size moves by a byte
+ * or two as it grows, as overlayd's does. Keep it a copy of a real answer: when overlayd's answer
  * grows, so does this (bench/README.md, "Body sizes"). */
 static const char OVERLAY_FORMAT[] =
-    "{\"version\":%" PRIu64 ",\"now\":0.125,\"phase\":\"showing\",\"orientation\":\"portrait\",\"rotation\":0,"
-    "\"device\":\"ipad\",\"frame\":{\"x\":0,\"y\":0,\"width\":768,\"height\":20},\"contentOffset\":-10,"
-    "\"alpha\":1,\"message\":{\"id\":1,\"kind\":\"sending\",\"text\":\"Sending photo\xe2\x80\xa6\","
+    "{\"version\":%" PRIu64 ",\"now\":0.125,\"phase\":\"showing\",\"orientation\":\"portrait\","
+    "\"rotation\":0,\"device\":\"ipad\",\"presentation\":\"statusBar\",\"frame\":{\"x\":0,"
+    "\"y\":0,\"width\":768,\"height\":20},\"contentOffset\":-10,\"alpha\":1,\"message\":{\"id\":1,"
+    "\"kind\":\"sending\",\"text\":\"Sending photo\xe2\x80\xa6\",\"subtitle\":null,\"icon\":null,"
     "\"progress\":null,\"state\":\"showing\"},\"label\":{\"text\":\"Sending photo\xe2\x80\xa6\","
-    "\"frame\":{\"x\":30,\"y\":-10,\"width\":708,\"height\":20}},\"style\":{\"background\":\"#1C1C1E\","
-    "\"foreground\":\"#FFFFFF\"},\"activity\":true,\"progressBar\":null,\"queued\":0,"
+    "\"frame\":{\"x\":30,\"y\":-10,\"width\":708,\"height\":20},\"textWidth\":100.25142045454545,"
+    "\"truncated\":false},\"subtitle\":null,\"accessory\":{\"kind\":\"activity\",\"icon\":null,"
+    "\"frame\":{\"x\":9,\"y\":-8,\"width\":16,\"height\":16}},\"pill\":null,\"style\":{\"background\":\"#1C1C1E\","
+    "\"foreground\":\"#FFFFFF\"},\"activity\":true,\"progressBar\":null,\"queued\":0,\"scheduled\":0,"
     "\"animation\":{\"property\":\"contentOffset\",\"from\":-20,\"to\":0,\"start\":0,\"duration\":0.25},"
     "\"statusBar\":{\"style\":\"lightContent\",\"hidden\":false,\"alpha\":1,\"offset\":0,"
-    "\"frame\":{\"x\":0,\"y\":0,\"width\":768,\"height\":20},\"animation\":null,"
-    "\"styleFrom\":\"application\",\"hiddenFrom\":\"application\"},\"held\":false}";
+    "\"frame\":{\"x\":0,\"y\":0,\"width\":768,\"height\":20},\"animation\":null,\"styleFrom\":\"application\","
+    "\"hiddenFrom\":\"application\"},\"held\":false,\"touch\":null}";
 
-/* The size of overlayd's 202 answer (the message as JSON). */
+/* overlayd's 202 answer to {"text":"hello"} (the message as JSON). */
 static const char ACCEPTED_FORMAT[] =
-    "{\"id\":%" PRIu64 ",\"kind\":\"info\",\"text\":\"hello\",\"progress\":null,\"state\":\"queued\","
-    "\"duration\":null,\"immediate\":false,\"key\":null,\"postedAt\":0,\"shownAt\":null,"
-    "\"displayStartedAt\":null,\"endsAt\":null,\"endedAt\":null}";
+    "{\"id\":%" PRIu64 ",\"kind\":\"info\",\"text\":\"hello\",\"subtitle\":null,\"icon\":null,"
+    "\"progress\":null,\"state\":\"queued\",\"duration\":null,\"immediate\":false,\"key\":null,"
+    "\"priority\":3,\"scheduledFor\":null,\"expires\":null,\"expiresAt\":null,\"postedAt\":0,"
+    "\"shownAt\":null,\"displayStartedAt\":null,\"endsAt\":null,\"endedAt\":null}";
 
 static const char NOT_FOUND[] = "{\"error\":{\"code\":\"not_found\",\"message\":\"no such path\"}}";
 static const char JSON_TYPE[] = "application/json; charset=utf-8";
