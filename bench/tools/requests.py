@@ -9,7 +9,7 @@ import time
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--port", type=int, required=True)
-parser.add_argument("--kind", choices=["get", "get304", "post"], required=True)
+parser.add_argument("--kind", choices=["get", "get304", "post", "post_keyed"], required=True)
 parser.add_argument("--count", type=int, required=True)
 parser.add_argument("--server", choices=["overlayd", "baseline"], required=True)
 args = parser.parse_args()
@@ -27,8 +27,14 @@ while True:
         time.sleep(0.1)
 
 # The same overlay state for both: overlayd shows a sticky message after its slide-in.
+# For post_keyed the shown message is the download whose progress the requests update.
 if args.server == "overlayd":
-    connection.request("POST", "/messages", body='{"kind":"sending","text":"Sending\u2026"}'.encode())
+    shown = (
+        '{"key":"dl-7","kind":"progress","text":"Downloading","progress":0}'
+        if args.kind == "post_keyed"
+        else '{"kind":"sending","text":"Sending\u2026"}'
+    )
+    connection.request("POST", "/messages", body=shown.encode(), headers={"Content-Type": "application/json"})
     connection.getresponse().read()
     connection.request("POST", "/clock", body="1")
     connection.getresponse().read()
@@ -42,6 +48,13 @@ for _ in range(args.count):
         connection.request("GET", "/overlay")
     elif args.kind == "get304":
         connection.request("GET", "/overlay", headers={"If-None-Match": etag})
+    elif args.kind == "post_keyed":
+        # What bench/wrk/progress.lua sends: a new progress of one keyed message each time.
+        progress = (_ + 1) % 10000
+        connection.request(
+            "POST", "/messages",
+            body='{"key":"dl-7","kind":"progress","text":"Downloading","progress":0.%04d}' % progress,
+            headers={"Content-Type": "application/json"})
     else:
         # What bench/wrk/post.lua sends.
         connection.request(
