@@ -94,13 +94,16 @@ struct ReadmeTerminalTests {
         let client = OverlayClient(url: server.url)
         #expect(try await client.message(2).progress == 0.8)
         #expect(try await client.message(3).text == "Nightly backup done")
-        #expect(try await OverlayClient(url: server.url, channel: "ops").messages().map(\.text) == ["Deployed"])
+        // By id, not in the live list: on the real clock a `sent` message may have shown and
+        // ended by now on a slow machine, and the history still holds it.
+        #expect(try await OverlayClient(url: server.url, channel: "ops").message(ids[4]).text == "Deployed")
         // The schedule lines, by the ids they printed: a wait of 5 minutes, and the top priority.
         let standUp = try await client.message(ids[5])
         #expect(standUp.state == .scheduled)
         #expect(standUp.expires == 600)
         let wait = try #require(standUp.scheduledFor) - (try #require(standUp.postedAt))
         #expect(abs(wait - 300) < 1e-6, "\(wait)")
+        // Scheduled or not depending on today's date: only that it was posted.
         #expect(try await client.message(ids[6]).text == "Retro")
         #expect(try await client.message(ids[7]).priority == .max)
     }
