@@ -18,6 +18,8 @@ public struct Message: Codable, Hashable, Sendable, Identifiable {
         public var rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
 
+        /// Waiting for its `delay` or `at`: not yet in the queue.
+        public static let scheduled: State = "scheduled"
         public static let queued: State = "queued"
         public static let showing: State = "showing"
         public static let done: State = "done"
@@ -28,7 +30,7 @@ public struct Message: Codable, Hashable, Sendable, Identifiable {
         public static let dismissed: State = "dismissed"
 
         /// Whether the message has ended (it can no longer be changed).
-        public var hasEnded: Bool { self != .queued && self != .showing }
+        public var hasEnded: Bool { self != .scheduled && self != .queued && self != .showing }
     }
 
     public var id: Int
@@ -52,6 +54,14 @@ public struct Message: Codable, Hashable, Sendable, Identifiable {
     public var displayStartedAt: Double?
     public var endsAt: Double?
     public var endedAt: Double?
+    /// The priority in effect: the sender's, or its kind's (`nil` from an older server).
+    public var priority: Priority?
+    /// When it joins (or joined) the queue, on the server's clock; `nil` if it was never scheduled.
+    public var scheduledFor: Double?
+    /// The seconds the sender let it wait in the queue before it ends `expired`.
+    public var expires: Double?
+    /// When a waiting message expires; `nil` once shown, or while scheduled or without `expires`.
+    public var expiresAt: Double?
 
     public init(
         id: Int, kind: Kind, text: String, subtitle: String? = nil, icon: String? = nil, progress: Double? = nil,

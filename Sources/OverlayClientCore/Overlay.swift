@@ -1,6 +1,6 @@
 /// The overlay as `GET /overlay` returns it: everything a reader needs to draw it at `now`.
 ///
-/// Decoding ignores members this client does not know, and `statusBar` and `held` are optional,
+/// Decoding ignores members this client does not know, and `statusBar`, `held` and `scheduled` are optional,
 /// so a newer server's overlay still decodes.
 public struct Overlay: Codable, Hashable, Sendable {
     /// Where the overlay is in its cycle.
@@ -158,6 +158,8 @@ public struct Overlay: Codable, Hashable, Sendable {
     public var progressBar: ProgressBar?
     /// Messages waiting behind the shown one.
     public var queued: Int
+    /// Messages waiting for their `delay` or `at` (not in `queued`), from servers that schedule.
+    public var scheduled: Int?
     /// The animation that runs, if one does.
     public var animation: Animation?
     /// The app's own status bar under the overlay, from servers that model it.
@@ -172,7 +174,8 @@ public struct Overlay: Codable, Hashable, Sendable {
         frame: Rect, contentOffset: Double, alpha: Double, message: Message? = nil, label: Label? = nil,
         style: Style? = nil, activity: Bool = false, progressBar: ProgressBar? = nil, queued: Int = 0,
         animation: Animation? = nil, statusBar: StatusBar? = nil, held: Bool? = nil, presentation: Presentation? = nil,
-        subtitle: Label? = nil, accessory: Accessory? = nil, pill: Pill? = nil, touch: Touch? = nil
+        subtitle: Label? = nil, accessory: Accessory? = nil, pill: Pill? = nil, touch: Touch? = nil,
+        scheduled: Int? = nil
     ) {
         self.version = version
         self.now = now
@@ -189,6 +192,7 @@ public struct Overlay: Codable, Hashable, Sendable {
         self.activity = activity
         self.progressBar = progressBar
         self.queued = queued
+        self.scheduled = scheduled
         self.animation = animation
         self.statusBar = statusBar
         self.held = held

@@ -28,6 +28,17 @@ public final class OverlayClient: Sendable {
         case longPoll
     }
 
+    /// Which messages `messages(_:)` reads.
+    public struct Listing: OpenEnum {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The shown one and the queued ones.
+        public static let live: Listing = "live"
+        /// Those waiting for their `delay` or `at`.
+        public static let scheduled: Listing = "scheduled"
+    }
+
     /// Timeouts and the reconnection policy.
     public struct Configuration: Sendable, Hashable {
         /// Seconds a call may wait for its answer.
@@ -82,27 +93,41 @@ public final class OverlayClient: Sendable {
 
     // MARK: - Messages
 
-    /// Posts a message: 202, a new message; or, with the `key` of a live message, updates it
-    /// (then `text` may be nil).
+    /// Posts a message: 202, a new message; or, with the `key` of a live or scheduled message,
+    /// updates it (then `text` may be nil).
+    ///
+    /// `delay` (seconds, > 0 and at most 7 days) or `at` schedules it: it answers `scheduled` and
+    /// joins the queue then. `expires` (seconds, counted from when it joins) ends it `expired`
+    /// if it is still waiting by then; `priority` puts it ahead of lower ones in the queue.
     @discardableResult
     public func post(
         _ text: String?, kind: Message.Kind? = nil, subtitle: String? = nil, icon: String? = nil,
-        progress: Double? = nil, duration: Double? = nil, immediate: Bool? = nil, key: String? = nil
+        progress: Double? = nil, duration: Double? = nil, immediate: Bool? = nil, key: String? = nil,
+        delay: Double? = nil, at: ScheduledTime? = nil, expires: Double? = nil, priority: Priority? = nil
     ) async throws -> Message {
-        let fields = MessageFields(
+        var fields = MessageFields(
             text: text, kind: kind?.rawValue, subtitle: subtitle, icon: icon, progress: progress, duration: duration,
             immediate: immediate, key: key)
-        return try await call("POST", "/messages", body: fields)
+        fields.schedule(delay: delay, at: at, expires: expires, priority: priority)
+        return try await post(fields)
     }
 
-    /// Changes a queued or shown message (nil leaves a field as it is).
+    /// Posts fields as they are (`overlayd post` sends its schedule flags as their text).
+    package func post(_ fields: MessageFields) async throws -> Message {
+        try await call("POST", "/messages", body: fields)
+    }
+
+    /// Changes a queued, shown or scheduled message (nil leaves a field as it is). A new `delay`
+    /// (from now) or `at` is for a scheduled message only: any other is 409 `not_scheduled`.
     @discardableResult
     public func patch(
         _ id: Int, kind: Message.Kind? = nil, text: String? = nil, subtitle: String? = nil, icon: String? = nil,
-        progress: Double? = nil, duration: Double? = nil
+        progress: Double? = nil, duration: Double? = nil, delay: Double? = nil, at: ScheduledTime? = nil,
+        expires: Double? = nil, priority: Priority? = nil
     ) async throws -> Message {
-        let fields = MessageFields(
+        var fields = MessageFields(
             text: text, kind: kind?.rawValue, subtitle: subtitle, icon: icon, progress: progress, duration: duration)
+        fields.schedule(delay: delay, at: at, expires: expires, priority: priority)
         return try await call("PATCH", "/messages/\(id)", body: fields)
     }
 
@@ -117,10 +142,11 @@ public final class OverlayClient: Sendable {
         try await call("GET", "/messages/\(id)")
     }
 
-    /// The shown message and the queued ones, in order: every page of `GET /messages`. A page
-    /// cursor that stopped being live while the pages were read (its message shown and ended, or
-    /// deleted) starts the reading again, up to three times.
-    public func messages() async throws -> [Message] {
+    /// The shown message and the queued ones, in order (`.live`), or the scheduled ones in the
+    /// order they are due (`.scheduled`): every page of `GET /messages`. A page cursor that
+    /// stopped being live (or scheduled) while the pages were read starts the reading again, up
+    /// to three times.
+    public func messages(_ listing: Listing = .live) async throws -> [Message] {
         var attempts = 0
         while true {
             do {
@@ -128,6 +154,8 @@ public final class OverlayClient: Sendable {
                 var after: Int? = nil
                 repeat {
                     var query = [URLQueryItem(name: "limit", value: "1000")]
+                    // Live is the server's default: left out, an older server answers it too.
+                    if listing != .live { query.append(URLQueryItem(name: "state", value: listing.rawValue)) }
                     if let after { query.append(URLQueryItem(name: "after", value: String(after))) }
                     let (head, data) = try await transport.perform(request("GET", "/messages", query: query))
                     let page: MessageList = try Self.decode(head, data)
@@ -296,18 +324,6 @@ public final class OverlayClient: Sendable {
         let text = String(decoding: data.prefix(200), as: UTF8.self)
         return text.isEmpty ? "an empty body" : text
     }
-}
-
-/// The fields of a POST or PATCH; absent ones are left out of the JSON.
-struct MessageFields: Encodable, Sendable {
-    var text: String?
-    var kind: String?
-    var subtitle: String?
-    var icon: String?
-    var progress: Double?
-    var duration: Double?
-    var immediate: Bool?
-    var key: String?
 }
 
 /// The fields of `PUT /statusbar`; absent ones are left out of the JSON.

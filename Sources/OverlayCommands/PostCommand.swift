@@ -21,12 +21,19 @@ enum PostCommand {
         options:
           --kind KIND       sending, sent, failed, progress or info (the server's default: info)
           --key KEY         the sender's name for the message: posting a key that names a live
-                            message updates that message (TEXT may then be left out)
+                            or scheduled message updates it (TEXT may then be left out)
           --subtitle TEXT   a second, smaller line under the text (full-width bar and pill)
           --icon ICON       an emoji or up to 4 characters beside the text
           --progress P      0 to 1: show a progress bar
           --duration S      seconds it stays once shown (default: the kind's)
           --immediate       replace the shown message at once
+          --delay WAIT      show it later: seconds, or a number with a unit s, m, h or d
+                            (90, 30s, 5m, 2h, 1d; at most 7 days); it waits as scheduled
+          --at TIME         show it at TIME: an RFC 3339 date-time (2026-12-02T10:30:00Z) or
+                            Unix seconds; on a manual clock, seconds on that clock
+          --expires WAIT    drop it if it is still waiting WAIT after it joined the queue
+          --priority P      1 to 5, or min, low, default, high, max (urgent = max): higher
+                            ones wait ahead of lower ones (default: the kind's)
           --channel NAME    the channel (default)
           --url URL         the server (http://127.0.0.1:8080)
           --token TOKEN     the write token (default: OVERLAYD_TOKEN, which stays out of `ps`)
@@ -44,8 +51,8 @@ enum PostCommand {
             arguments = try Arguments(
                 commandLine,
                 options: [
-                    "--kind", "--key", "--subtitle", "--icon", "--progress", "--duration", "--channel", "--url",
-                    "--token",
+                    "--kind", "--key", "--subtitle", "--icon", "--progress", "--duration", "--delay", "--at",
+                    "--expires", "--priority", "--channel", "--url", "--token",
                 ],
                 switches: ["--immediate"])
             if arguments.has("--help") {
@@ -74,15 +81,22 @@ enum PostCommand {
         _ text: String?, progress: Double?, duration: Double?, _ arguments: Arguments, _ client: OverlayClient
     ) async -> Int32 {
         do {
+            // The schedule flags go as the text given: the server reads units, dates and names,
+            // and refuses a bad one in its own words, naming the field.
             let message = try await client.post(
-                text == "-" ? readStandardInput() : text,
-                kind: arguments["--kind"].map(Message.Kind.init(rawValue:)),
-                subtitle: arguments["--subtitle"],
-                icon: arguments["--icon"],
-                progress: progress,
-                duration: duration,
-                immediate: arguments.has("--immediate") ? true : nil,
-                key: arguments["--key"])
+                MessageFields(
+                    text: text == "-" ? readStandardInput() : text,
+                    kind: arguments["--kind"],
+                    subtitle: arguments["--subtitle"],
+                    icon: arguments["--icon"],
+                    progress: progress,
+                    duration: duration,
+                    immediate: arguments.has("--immediate") ? true : nil,
+                    key: arguments["--key"],
+                    delay: arguments["--delay"].map(MessageFields.Value.text),
+                    at: arguments["--at"].map(MessageFields.Value.text),
+                    expires: arguments["--expires"].map(MessageFields.Value.text),
+                    priority: arguments["--priority"].map(MessageFields.Value.text)))
             print(message.id)
             return 0
         } catch let error as OverlayClientError {

@@ -44,6 +44,16 @@ struct OverlayDecodingTests {
         #expect(overlay.animation == Animation(property: .contentOffset, from: -20, to: 0, start: 1, duration: 0.25))
         #expect(overlay.statusBar == nil)
         #expect(overlay.held == nil)
+        #expect(overlay.scheduled == nil)
+    }
+
+    /// `scheduled`, the messages waiting for their time, from servers that schedule them.
+    @Test func scheduledCount() async throws {
+        let json = Self.example.replacingOccurrences(of: "\"queued\": 2,", with: "\"queued\": 2, \"scheduled\": 5,")
+        #expect(try Self.decode(json).scheduled == 5)
+        let wrong = Self.example.replacingOccurrences(
+            of: "\"queued\": 2,", with: "\"queued\": 2, \"scheduled\": \"5\",")
+        #expect(throws: DecodingError.self) { try Self.decode(wrong) }
     }
 
     /// Members and names this client does not know yet decode instead of failing.

@@ -202,6 +202,56 @@ def controls(check, context):
     context.screenshot(browser, "controls")
 
 
+def scheduled(check, context):
+    """The post form's delay and priority: a delayed message waits as scheduled, counted in the
+    readout, and joins the queue at its time; a prioritised one goes ahead of an earlier one; a
+    bad delay shows the server's refusal in words and posts nothing."""
+    server = context.server({"device": "iphone"})
+    browser = open_preview(context, server)
+    # A sticky message stays shown, so that the others wait in the queue behind it.
+    server.post("Uploading 3 photos…", "sending")
+    server.advance(1)
+    browser.run("document.getElementById('text').value = 'Stand-up';"
+                "document.getElementById('delay-input').value = '2m';"
+                "document.querySelector('[data-kind=info]').click()")
+    context.wait_until(lambda: server.overlay()["scheduled"] == 1, check, "the delayed POST")
+    listed = server.json("GET", "/messages?state=scheduled")["messages"]
+    check.expect([(m["text"], m["state"], m["scheduledFor"]) for m in listed] == [("Stand-up", "scheduled", 121)],
+                 f"the page's delay did not schedule it two minutes ahead: {listed}")
+    check.expect(messages(server)[1:] == [], f"the delayed message is in the queue: {messages(server)}")
+    browser.wait_for("return / · 0 queued · 1 scheduled/.test(document.getElementById('readout').textContent)",
+                     what="1 scheduled in the readout")
+
+    server.post("Queued first", "info")
+    browser.run("document.getElementById('delay-input').value = '';"
+                "document.getElementById('text').value = 'Disk almost full';"
+                "document.getElementById('priority-input').value = 'max';"
+                "document.querySelector('[data-kind=info]').click()")
+    context.wait_until(lambda: [m["text"] for m in messages(server)] == [
+        "Uploading 3 photos…", "Disk almost full", "Queued first"], check, "the prioritised POST ahead of the queue")
+    check.expect([m["priority"] for m in messages(server)] == [3, 5, 3],
+                 f"priorities: {[m['priority'] for m in messages(server)]}")
+    browser.wait_for("return / · 2 queued · 1 scheduled/.test(document.getElementById('readout').textContent)",
+                     what="2 queued and 1 scheduled in the readout")
+    # The readout is below the controls: in view, the screenshot shows the count.
+    browser.run("document.getElementById('readout').scrollIntoView()")
+    context.screenshot(browser, "scheduled-and-prioritised")
+
+    before = (messages(server), server.json("GET", "/messages?state=scheduled")["messages"])
+    browser.run("document.getElementById('delay-input').value = '5x';"
+                "document.querySelector('[data-kind=info]').click()")
+    browser.wait_for("return /400 bad_request: delay must be/.test(document.getElementById('error').textContent)",
+                     what="the refused delay in words")
+    context.expect_console(check, [r"/messages - Failed to load resource: the server responded with a status of 400"])
+    after = (messages(server), server.json("GET", "/messages?state=scheduled")["messages"])
+    check.expect(after == before, "a refused delay changed the messages")
+
+    server.advance(120)
+    browser.wait_for("return / · 3 queued · 0 scheduled/.test(document.getElementById('readout').textContent)",
+                     what="the scheduled message in the queue at its time")
+    check.expect(messages(server)[-1]["text"] == "Stand-up", f"not queued at its time: {messages(server)}")
+
+
 def tokens(check, context):
     """A wrong token in the fragment shows "unauthorized"; the right one draws and writes."""
     env = {"OVERLAYD_TOKEN": "write-token-123", "OVERLAYD_READ_TOKEN": "read-token-456"}
@@ -220,4 +270,4 @@ def tokens(check, context):
     context.expect_console(check, [])
 
 
-SCENARIOS = [cors_default, cors_listed, cors_none, forged_writes, controls, tokens]
+SCENARIOS = [cors_default, cors_listed, cors_none, forged_writes, controls, scheduled, tokens]

@@ -69,6 +69,71 @@ struct PostCommandTests {
         #expect(try await client.messages().isEmpty)
     }
 
+    /// `--delay`, `--at`, `--expires` and `--priority` reach the server as written, units and
+    /// names read there; a keyed post updates the scheduled message.
+    @Test func schedulingOptions() async throws {
+        let run = try await CommandRun.run([
+            "post", "Stand-up", "--delay", "2m", "--priority", "high", "--expires=30s", "--key", "standup", "--url",
+            url,
+        ])
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.output == "1\n")
+        let scheduled = try await client.message(1)
+        #expect(scheduled.state == .scheduled)
+        #expect(scheduled.scheduledFor == 120)
+        #expect(scheduled.priority == .high)
+        #expect(scheduled.expires == 30)
+        #expect(try await client.overlay().scheduled == 1)
+
+        let update = try await CommandRun.run(["post", "--key", "standup", "--priority", "urgent", "--url", url])
+        #expect(update.status == 0, "\(update.errors)")
+        #expect(update.output == "1\n")
+        #expect(try await client.message(1).priority == .max)
+        #expect(try await client.message(1).state == .scheduled)
+
+        let at = try await CommandRun.run(["post", "Retro", "--at", "30", "--priority", "2", "--url", url])
+        #expect(at.status == 0, "\(at.errors)")
+        #expect(try await client.messages(.scheduled).map(\.text) == ["Retro", "Stand-up"])
+        #expect(try await client.message(2).priority == .low)
+    }
+
+    /// A schedule value the server refuses: its message, field, status and code on stderr, exit
+    /// 2, nothing posted; a flag without its value is a usage error before any request.
+    @Test(arguments: [
+        (["--delay", "5x"], "(delay) [400 bad_request]"),
+        (["--delay", "8d"], "(delay) [422 invalid_field]"),
+        (["--delay", "0"], "(delay) [422 invalid_field]"),
+        (["--delay", "5", "--at", "9"], "(at) [400 bad_request]"),
+        (["--at", "2026-12-02T10:30:00Z"], "(at) [422 invalid_field]"),
+        (["--at", "tomorrow"], "(at) [400 bad_request]"),
+        (["--expires", "1h30m"], "(expires) [400 bad_request]"),
+        (["--expires", "-1m"], "(expires) [422 invalid_field]"),
+        (["--priority", "urgentest"], "(priority) [422 invalid_field]"),
+        (["--priority", "6"], "(priority) [422 invalid_field]"),
+        (["--priority", ""], "(priority) [422 invalid_field]"),
+        (["--delay"], "--delay needs a value"),
+        (["--priority", "1", "--priority", "2"], "--priority is given twice"),
+    ])
+    func scheduleRefusals(options: [String], reason: String) async throws {
+        let run = try await CommandRun.run(["post", "Stand-up", "--url", url] + options)
+        #expect(run.status == 2)
+        #expect(run.output.isEmpty)
+        #expect(run.errors.contains(reason), "\(run.errors)")
+        // The server's refusal comes without the usage; a command line it cannot run, with it.
+        #expect(run.errors.contains("usage: overlayd post") == !reason.hasPrefix("("), "\(run.errors)")
+        #expect(try await client.messages().isEmpty)
+        #expect(try await client.messages(.scheduled).isEmpty)
+    }
+
+    /// `post --help` names each schedule flag and its forms.
+    @Test func helpListsTheScheduleFlags() async throws {
+        let run = try await CommandRun.run(["post", "--help"])
+        #expect(run.status == 0)
+        for flag in ["--delay WAIT", "--at TIME", "--expires WAIT", "--priority P", "5m", "RFC 3339", "urgent"] {
+            #expect(run.output.contains(flag), "\(flag)")
+        }
+    }
+
     /// Nothing listening: status 1, and the URL it tried.
     @Test func unreachable() async throws {
         let port = server.port
