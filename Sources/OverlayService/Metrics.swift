@@ -10,6 +10,21 @@ final class Metrics: Sendable {
     /// Messages posted, per thread: every POST counts one, from every pool thread.
     private let posted = ShardedCounters(count: 1)
 
+    /// The compiler's version, fixed at build time: Swift has no runtime query for it.
+    static let swiftVersion: String = {
+        #if compiler(>=7.0)
+            return "7.0+"
+        #elseif compiler(>=6.3)
+            return "6.3"
+        #elseif compiler(>=6.2)
+            return "6.2"
+        #elseif compiler(>=6.1)
+            return "6.1"
+        #else
+            return "6.0"
+        #endif
+    }()
+
     func messagePosted() {
         posted.add(1)
     }
@@ -19,6 +34,9 @@ final class Metrics: Sendable {
         publishing: PublisherStatistics? = nil
     ) -> String {
         var text = """
+            # HELP overlayd_build_info The running build: overlayd's version and the Swift compiler's.
+            # TYPE overlayd_build_info gauge
+            overlayd_build_info{version="\(OverlayService.version)",swift="\(Self.swiftVersion)"} 1
             # HELP overlayd_http_responses_total HTTP responses sent, by status.
             # TYPE overlayd_http_responses_total counter
 

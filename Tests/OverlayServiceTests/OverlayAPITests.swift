@@ -207,6 +207,9 @@ struct OverlayAPITests {
             samples[String(parts[0])] = value
         }
         #expect(samples["overlayd_messages_posted_total"] == 2)
+        let buildInfo = #"overlayd_build_info{version="\#(OverlayService.version)",swift="\#(Metrics.swiftVersion)"}"#
+        #expect(samples[buildInfo] == 1)
+        #expect(Metrics.swiftVersion.hasPrefix("6.") || Metrics.swiftVersion.hasPrefix("7."))
         #expect(samples[#"overlayd_queue_length{channel="default"}"#] == 1)
         #expect(samples[#"overlayd_overlay_version{channel="default"}"#] == 2)
         #expect(samples[#"overlayd_overlay_phase{channel="default",phase="showing"}"#] == 1)
