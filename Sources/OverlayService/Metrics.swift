@@ -7,6 +7,9 @@ import Platform
 final class Metrics: Sendable {
     /// Responses by status: counted by the HTTP server as each request completes.
     let responses = ResponseCounts()
+    /// Time to each answer, by route pattern and method: recorded by the HTTP server as each
+    /// answer is queued (see `RequestDurations`), under the labels of the route table's patterns.
+    let durations = RequestDurations(routes: Router(routes: OverlayService.routes).routeLabels)
     /// Messages posted, per thread: every POST counts one, from every pool thread.
     private let posted = ShardedCounters(count: 1)
 
@@ -46,6 +49,7 @@ final class Metrics: Sendable {
             guard count > 0 else { continue }
             text += "overlayd_http_responses_total{status=\"\(status)\"} \(count)\n"
         }
+        text += renderDurations()
         text += """
             # HELP overlayd_messages_posted_total Messages accepted as new (202).
             # TYPE overlayd_messages_posted_total counter
@@ -93,6 +97,29 @@ final class Metrics: Sendable {
             }
         }
         if let publishing { text += render(publishing) }
+        return text
+    }
+
+    /// The duration histogram: cumulative buckets, sum and count for each route and method that
+    /// has seen a request (a series with none is left out, as Prometheus allows).
+    private func renderDurations() -> String {
+        var text = """
+            # HELP overlayd_request_duration_seconds Time from a request's first byte to its answer being queued, by route pattern and method.
+            # TYPE overlayd_request_duration_seconds histogram
+
+            """
+        for (route, label) in durations.routes.enumerated() {
+            for (method, name) in RequestDurations.methods.enumerated() {
+                let series = durations.series(route: route, method: method)
+                guard series.count > 0 else { continue }
+                let labels = "route=\"\(label)\",method=\"\(name)\""
+                for (bound, count) in zip(RequestDurations.bounds + ["+Inf"], series.buckets) {
+                    text += "overlayd_request_duration_seconds_bucket{\(labels),le=\"\(bound)\"} \(count)\n"
+                }
+                text += "overlayd_request_duration_seconds_sum{\(labels)} \(series.sum)\n"
+                text += "overlayd_request_duration_seconds_count{\(labels)} \(series.count)\n"
+            }
+        }
         return text
     }
 

@@ -44,7 +44,7 @@ public final class OverlayServer: Sendable {
                 handler: { request, responder in
                     service.handle(request, responder)
                 },
-                responseCounts: metrics.responses,
+                responseCounts: metrics.responses, durations: metrics.durations,
                 observer: log)
         } catch {
             service.shutdown()
