@@ -50,7 +50,7 @@ enum RequestDecoderFuzz {
         var configuration = ServiceConfiguration()
         configuration.clock = .manual
         configuration.ephemeral = true
-        configuration.accessLog = false
+        configuration.accessLog = .off
         configuration.writesPerSecond = 0
         configuration.maxChannels = 4
         configuration.engine.maxQueue = 6

@@ -1,4 +1,5 @@
 internal import CMicroHTTPD
+import Platform
 
 // libmicrohttpd's calls into the server, all in one place. Each forwards to the request's
 // `HTTPResponder`, its explicit context: made by `requestLineArrived` (libmicrohttpd's URI log
@@ -133,6 +134,16 @@ extension HTTPServer {
         guard responder.started else { return }
         responseCounts?.count(status: status, shard: responder.shard)
         observer?(responder.record(status: status, bytes: bytes))
+    }
+
+    /// The request's answer has just been queued: its duration is counted (see `RequestDurations`).
+    @inline(__always)
+    func answerQueued(_ responder: HTTPResponder) {
+        // Optional chaining, not `guard let`: no second reference to the shared object, and no
+        // clock read without it.
+        durations?.record(
+            MonotonicClock.nanoseconds() - responder.began, route: responder.route, method: responder.method,
+            shard: responder.shard)
     }
 
     /// What is wrong with a request's head, if anything (RFC 9112), as the refusal to answer it

@@ -39,7 +39,9 @@ extension HTTPResponder {
     private func perform(_ action: ResponderStateMachine<Reply>.Action, _ connection: OpaquePointer) -> Bool {
         switch action {
         case .queue(let reply):
-            return enqueue(reply, on: connection) == .YES
+            let queued = enqueue(reply, on: connection) == .YES
+            withServer { $0.answerQueued(self) }
+            return queued
         case .suspend:
             wasSuspended = true
             listing = withServer { $0.suspended.list(self, shard: shard) }

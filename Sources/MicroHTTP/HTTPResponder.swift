@@ -64,14 +64,16 @@ public final class HTTPResponder: @unchecked Sendable {
     var authority: String?
     var body = RequestBody()
     var headers = RequestHeaders()
-    /// When the request began, for the access record (0 without one).
+    /// When the request line arrived, for the access record and the durations (0 with neither).
     let began: Int64
+    /// The route the request counts under in the server's `RequestDurations` (see `label(route:)`).
+    var route = 0
 
     init(server: HTTPServer, connection: OpaquePointer) {
         self.server = server
         self.connection = connection
         detachedAnswer = nil
-        began = server.observer == nil ? 0 : MonotonicClock.nanoseconds()
+        began = server.observer == nil && server.durations == nil ? 0 : MonotonicClock.nanoseconds()
     }
 
     private init(detached answer: DetachedAnswer) {
@@ -79,6 +81,12 @@ public final class HTTPResponder: @unchecked Sendable {
         connection = nil
         detachedAnswer = answer
         began = 0
+    }
+
+    /// Names the route the request counts under in the server's `RequestDurations`: an index
+    /// into its `routes` (0, the default, for a request no route took). Call it in the handler.
+    public func label(route: Int) {
+        self.route = route
     }
 
     /// Answers the request. Only the first answer counts.

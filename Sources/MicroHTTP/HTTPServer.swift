@@ -25,6 +25,8 @@ public final class HTTPServer: Sendable {
     let observer: AccessObserver?
     /// Where every finished request's status is counted, if anywhere.
     let responseCounts: ResponseCounts?
+    /// Where every answered request's duration is counted, if anywhere.
+    let durations: RequestDurations?
     /// The application's wording of the answers the server gives by itself.
     let refusals: @Sendable (HTTPRefusal) -> HTTPResponse
     let responseHeaders: [Header]
@@ -62,14 +64,16 @@ public final class HTTPServer: Sendable {
     public static var libraryVersion: String { String(cString: MHD_get_version()) }
 
     /// `responseCounts` counts the status of every finished request (0 if none was sent);
-    /// `observer` gets the whole record, built only when there is one (the access log).
+    /// `durations` the time to each answer; `observer` gets the whole record, built only when
+    /// there is one (the access log).
     public init(
         options: HTTPServerOptions, handler: @escaping Handler, responseCounts: ResponseCounts? = nil,
-        observer: AccessObserver? = nil
+        durations: RequestDurations? = nil, observer: AccessObserver? = nil
     ) throws {
         self.handler = handler
         self.observer = observer
         self.responseCounts = responseCounts
+        self.durations = durations
         self.refusals = options.refusals
         self.responseHeaders = options.responseHeaders
         self.originHeaders = options.originHeaders

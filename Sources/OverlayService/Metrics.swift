@@ -7,8 +7,26 @@ import Platform
 final class Metrics: Sendable {
     /// Responses by status: counted by the HTTP server as each request completes.
     let responses = ResponseCounts()
+    /// Time to each answer, by route pattern and method: recorded by the HTTP server as each
+    /// answer is queued (see `RequestDurations`), under the labels of the route table's patterns.
+    let durations = RequestDurations(routes: Router(routes: OverlayService.routes).routeLabels)
     /// Messages posted, per thread: every POST counts one, from every pool thread.
     private let posted = ShardedCounters(count: 1)
+
+    /// The compiler's version, fixed at build time: Swift has no runtime query for it.
+    static let swiftVersion: String = {
+        #if compiler(>=7.0)
+            return "7.0+"
+        #elseif compiler(>=6.3)
+            return "6.3"
+        #elseif compiler(>=6.2)
+            return "6.2"
+        #elseif compiler(>=6.1)
+            return "6.1"
+        #else
+            return "6.0"
+        #endif
+    }()
 
     func messagePosted() {
         posted.add(1)
@@ -19,6 +37,9 @@ final class Metrics: Sendable {
         publishing: PublisherStatistics? = nil
     ) -> String {
         var text = """
+            # HELP overlayd_build_info The running build: overlayd's version and the Swift compiler's.
+            # TYPE overlayd_build_info gauge
+            overlayd_build_info{version="\(OverlayService.version)",swift="\(Self.swiftVersion)"} 1
             # HELP overlayd_http_responses_total HTTP responses sent, by status.
             # TYPE overlayd_http_responses_total counter
 
@@ -28,6 +49,7 @@ final class Metrics: Sendable {
             guard count > 0 else { continue }
             text += "overlayd_http_responses_total{status=\"\(status)\"} \(count)\n"
         }
+        text += renderDurations()
         text += """
             # HELP overlayd_messages_posted_total Messages accepted as new (202).
             # TYPE overlayd_messages_posted_total counter
@@ -75,6 +97,29 @@ final class Metrics: Sendable {
             }
         }
         if let publishing { text += render(publishing) }
+        return text
+    }
+
+    /// The duration histogram: cumulative buckets, sum and count for each route and method that
+    /// has seen a request (a series with none is left out, as Prometheus allows).
+    private func renderDurations() -> String {
+        var text = """
+            # HELP overlayd_request_duration_seconds Time from a request's first byte to its answer being queued, by route pattern and method.
+            # TYPE overlayd_request_duration_seconds histogram
+
+            """
+        for (route, label) in durations.routes.enumerated() {
+            for (method, name) in RequestDurations.methods.enumerated() {
+                let series = durations.series(route: route, method: method)
+                guard series.count > 0 else { continue }
+                let labels = "route=\"\(label)\",method=\"\(name)\""
+                for (bound, count) in zip(RequestDurations.bounds + ["+Inf"], series.buckets) {
+                    text += "overlayd_request_duration_seconds_bucket{\(labels),le=\"\(bound)\"} \(count)\n"
+                }
+                text += "overlayd_request_duration_seconds_sum{\(labels)} \(series.sum)\n"
+                text += "overlayd_request_duration_seconds_count{\(labels)} \(series.count)\n"
+            }
+        }
         return text
     }
 

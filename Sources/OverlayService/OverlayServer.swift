@@ -27,12 +27,16 @@ public final class OverlayServer: Sendable {
         options.connectionMemoryLimit = configuration.connectionMemoryBytes
         options.streamSendBufferBytes = configuration.streamSendBufferBytes
         options.sendBufferBytes = configuration.sendBufferBytes
-        options.recordsAddresses = configuration.accessLog
+        options.recordsAddresses = configuration.accessLog != .off
         options.responseHeaders = service.guardian.crossOrigin.responseHeaders
         options.originHeaders = service.guardian.crossOrigin.originHeaders
         options.refusals = { APIError($0).response }
         var log: HTTPServer.AccessObserver?
-        if configuration.accessLog { log = { @Sendable record in AccessLog.write(record) } }
+        switch configuration.accessLog {
+        case .off: break
+        case .text: log = { @Sendable record in AccessLog.write(record) }
+        case .json: log = { @Sendable record in AccessLog.writeJSON(record) }
+        }
         let metrics = service.metrics
         do {
             http = try HTTPServer(
@@ -40,7 +44,7 @@ public final class OverlayServer: Sendable {
                 handler: { request, responder in
                     service.handle(request, responder)
                 },
-                responseCounts: metrics.responses,
+                responseCounts: metrics.responses, durations: metrics.durations,
                 observer: log)
         } catch {
             service.shutdown()
@@ -72,32 +76,6 @@ public final class OverlayServer: Sendable {
         service.flush()
         http.stop(grace: Double(max(0, deadline - MonotonicClock.nanoseconds())) / 1e9)
         service.shutdown()
-    }
-}
-
-/// One line per request on standard error (MODEL §7): a fixed message and `key=value` fields.
-enum AccessLog {
-    static func write(_ record: AccessRecord) {
-        var line = "access method=\(record.method) path=\(escaped(record.path)) status=\(record.status)"
-        line += " bytes=\(record.bytes) us=\(record.microseconds) client=\(record.remoteAddress)\n"
-        Diagnostics.write(line)
-    }
-
-    /// The path with spaces, quotes, control characters and non-ASCII bytes percent-encoded, so
-    /// that a request cannot forge or break a log line.
-    static func escaped(_ path: String) -> String {
-        var result = ""
-        for byte in path.utf8 {
-            if byte <= 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "%") {
-                let hex = Array("0123456789ABCDEF".utf8)
-                result.unicodeScalars.append("%")
-                result.unicodeScalars.append(Unicode.Scalar(hex[Int(byte >> 4)]))
-                result.unicodeScalars.append(Unicode.Scalar(hex[Int(byte & 0xF)]))
-            } else {
-                result.unicodeScalars.append(Unicode.Scalar(byte))
-            }
-        }
-        return result
     }
 }
 

@@ -132,7 +132,7 @@ public final class OverlayService: Sendable {
 
     /// Answers one request through libmicrohttpd, now or (long-poll, events) later.
     public func handle(_ request: HTTPRequest, _ responder: HTTPResponder) {
-        switch routed(request) {
+        switch routed(request, responder) {
         case .response(let response):
             responder.respond(response)
         case .durable(let response, let sequence):
@@ -181,19 +181,22 @@ public final class OverlayService: Sendable {
     /// The route table's answer, after the access check the route asks for. A request that
     /// matches no route is checked as its method implies (a write needs the write token), so
     /// that what exists is not told to a client without the token.
-    private func routed(_ request: HTTPRequest) -> Routed {
+    private func routed(_ request: HTTPRequest, _ responder: HTTPResponder) -> Routed {
         do throws(APIError) {
             switch router.resolve(request) {
             case .route(let route, let parameters):
+                responder.label(route: parameters.label)
                 try guardian.check(request, route.access)
                 return try route.handler(self, request, parameters)
             case .options(let group):
+                responder.label(route: group.label)
                 try guardian.crossOrigin.check(request, write: false)
                 return .response(
                     HTTPResponse(
                         status: 204,
                         headers: [group.allowHeader] + guardian.crossOrigin.preflightHeaders(allowing: group.allowed)))
             case .methodNotAllowed(let group):
+                responder.label(route: group.label)
                 try guardian.check(request, group.isOpen ? .open : AccessGuard.impliedAccess(of: request.method))
                 throw APIError.methodNotAllowed(request.method, allowed: group.allowed)
             case .refused(let error):

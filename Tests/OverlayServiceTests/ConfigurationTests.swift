@@ -110,7 +110,7 @@ struct ConfigurationTests {
         #expect(fromFlags.engine.maxQueue == 7)
         #expect(fromFlags.device == "iphone-notch")
         #expect(fromFlags.ephemeral == true)
-        #expect(fromFlags.accessLog == false)
+        #expect(fromFlags.accessLog == .off)
         #expect(fromFlags.threads == 3)
 
         // --config on the command line beats OVERLAYD_CONFIG.
@@ -181,7 +181,7 @@ struct ConfigurationTests {
         expected.ephemeral = true
         expected.engine.maxQueue = 0
         expected.threads = 64
-        expected.accessLog = false
+        expected.accessLog = .off
         #expect(fromEnvironment == expected)
 
         let fromFlags = try Self.configuration([
@@ -219,7 +219,7 @@ struct ConfigurationTests {
         #expect(c.engine.inset == 12.5)
         #expect(c.dataDirectory == "d")
         #expect(c.ephemeral)
-        #expect(!c.accessLog)
+        #expect(c.accessLog == .off)
         #expect(c.threads == 4)
         #expect(c.engine.durations[.sending] == .seconds(5))
         #expect(c.engine.durations[.info] == nil)

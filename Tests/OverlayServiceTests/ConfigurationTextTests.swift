@@ -44,7 +44,8 @@ struct ConfigurationTextTests {
     @Test(arguments: ["maybe", "2", "tru", "y"])
     func aBooleanIsRefusedTheSameEverywhere(text: String) throws {
         let reason = #expect(throws: FieldProblem.self) { try FieldValue.text(text).bool() }?.reason
-        for setting in Self.booleans {
+        // accessLog also takes "text" and "json", so its reason says so (AccessLogTests.badValue).
+        for setting in Self.booleans where setting.key != "accessLog" {
             let variable = setting.variable!
             let fromVariable = ConfigurationTests.error(environment: [variable: text])
             #expect(fromVariable == ConfigurationError(key: variable, reason: reason ?? ""))

@@ -192,7 +192,7 @@ struct OverlayAPITests {
             if line.hasPrefix("# HELP ") { continue }
             if line.hasPrefix("# TYPE ") {
                 let parts = line.split(separator: " ")
-                #expect(parts.count == 4 && ["counter", "gauge"].contains(parts[3]), "\(line)")
+                #expect(parts.count == 4 && ["counter", "gauge", "histogram"].contains(parts[3]), "\(line)")
                 typed.insert(String(parts[2]))
                 continue
             }
@@ -202,11 +202,18 @@ struct OverlayAPITests {
                 continue
             }
             let name = String(parts[0].prefix { $0 != "{" })
-            #expect(typed.contains(name), "sample before its TYPE: \(line)")
+            // A histogram's samples are its name with _bucket, _sum or _count.
+            let family = ["_bucket", "_sum", "_count"].first { name.hasSuffix($0) }.map { name.dropLast($0.count) }
+            #expect(
+                typed.contains(name) || family.map { typed.contains(String($0)) } == true,
+                "sample before its TYPE: \(line)")
             #expect(name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }, "\(line)")
             samples[String(parts[0])] = value
         }
         #expect(samples["overlayd_messages_posted_total"] == 2)
+        let buildInfo = #"overlayd_build_info{version="\#(OverlayService.version)",swift="\#(Metrics.swiftVersion)"}"#
+        #expect(samples[buildInfo] == 1)
+        #expect(Metrics.swiftVersion.hasPrefix("6.") || Metrics.swiftVersion.hasPrefix("7."))
         #expect(samples[#"overlayd_queue_length{channel="default"}"#] == 1)
         #expect(samples[#"overlayd_overlay_version{channel="default"}"#] == 2)
         #expect(samples[#"overlayd_overlay_phase{channel="default",phase="showing"}"#] == 1)

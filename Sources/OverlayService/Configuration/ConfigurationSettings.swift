@@ -37,8 +37,8 @@ enum ConfigurationSettings {
             .whole("threads").within(1...64), \.threads, "HTTP worker threads", default: "2",
             flag: .option("--threads", "N"), variable: "OVERLAYD_THREADS"),
         Row(
-            .bool("accessLog"), \.accessLog, "one line per request on stderr",
-            flag: .switch("--access-log", value: "BOOL"),
+            .accessLogFormat("accessLog"), \.accessLog, "one line per request on stderr: text, json or false",
+            flag: .switch("--access-log", value: "FORMAT"),
             variable: "OVERLAYD_ACCESS_LOG"),
         Row(.number("heartbeatSeconds").within(0.01...3600), \.heartbeatSeconds, "seconds between keep-alive comments"),
         // Tokens have no flag: it would show in `ps`.

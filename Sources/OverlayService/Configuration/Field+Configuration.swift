@@ -52,6 +52,27 @@ extension Field where Value == String {
     }
 }
 
+extension Field where Value == AccessLogFormat {
+    /// `"text"` or `"json"`, or a boolean as `bool()` reads one: true is the text line (what a
+    /// boolean meant before JSON was offered), false is off.
+    static func accessLogFormat(_ name: String) -> Field {
+        Field(name) { (value) throws(FieldProblem) in
+            switch value {
+            case .json(.string), .text:
+                let text = try value.string().trimmingSpaces()
+                if text == "text" { return .text }
+                if text == "json" { return .json }
+            default: break
+            }
+            do throws(FieldProblem) {
+                return try value.bool() ? .text : .off
+            } catch {
+                throw FieldProblem(.invalid, "must be true, false, \"text\" or \"json\"")
+            }
+        }
+    }
+}
+
 extension Field where Value == String? {
     /// A token: at least 8 printable characters without spaces, surrounding blanks aside.
     static func token(_ name: String) -> Field {

@@ -18,7 +18,7 @@ public struct ServiceConfiguration: Hashable, Sendable, CustomStringConvertible 
     public var ephemeral = false
     /// libmicrohttpd's thread pool.
     public var threads = 2
-    public var accessLog = true
+    public var accessLog = AccessLogFormat.text
     /// Every device a channel may be set to, by name.
     public var devices: [String: DeviceProfile] = Dictionary(
         uniqueKeysWithValues: DeviceProfile.builtIn.map { ($0.name, $0) })

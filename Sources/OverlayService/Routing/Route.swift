@@ -111,6 +111,8 @@ struct RouteParameters: Sendable {
     var prefixed: Bool
     /// The path's `{id}`, unparsed.
     var value: Substring?
+    /// The matched pattern's place in `Router.routeLabels`.
+    var label = 0
 
     /// How this request spelled the channel, for `Location` headers.
     var prefix: String { prefixed ? "/channels/\(channel)" : "" }

@@ -15,11 +15,14 @@ struct Router: Sendable {
         let allowHeader: Header
         /// Whether every route here is open, so that a wrong method is refused without a token check.
         let isOpen: Bool
+        /// Where the pattern is in `Router.routeLabels`: what its requests' durations count under.
+        let label: Int
 
-        init(pattern: RoutePattern, scope: Route.Scope, routes: [Route]) {
+        init(pattern: RoutePattern, scope: Route.Scope, routes: [Route], label: Int) {
             self.pattern = pattern
             self.scope = scope
             self.routes = routes
+            self.label = label
             let order = ["GET", "POST", "PUT", "PATCH", "DELETE"]
             let methods = routes.map(\.method).sorted {
                 (order.firstIndex(of: $0) ?? 99) < (order.firstIndex(of: $1) ?? 99)
@@ -50,6 +53,11 @@ struct Router: Sendable {
     let routes: [Route]
     /// Every path pattern, in table order: the server's, then the channels'.
     private let groups: [Group]
+    /// The label of each pattern's requests in the duration histogram (`RequestDurations`):
+    /// `unmatched` for every request no pattern took, then each pattern as the table writes it
+    /// (`/messages/{id}`, never a request's own path, so that the labels are a fixed few).
+    /// A channel route counts under its unprefixed pattern, whichever channel it addresses.
+    let routeLabels: [String]
     /// Unprefixed paths without parameters (`/overlay`, `/messages`, …), found without splitting.
     /// A list, not a dictionary: these paths are small strings, compared in one step each, where
     /// hashing the path would cost more than the whole scan.
@@ -65,7 +73,10 @@ struct Router: Sendable {
                 byPattern[route.pattern, default: []].append(route)
             }
         }
-        groups = order.map { Group(pattern: $0.0, scope: $0.1, routes: byPattern[$0.0]!) }
+        groups = order.enumerated().map { index, entry in
+            Group(pattern: entry.0, scope: entry.1, routes: byPattern[entry.0]!, label: index + 1)
+        }
+        routeLabels = [Router.unmatched] + groups.map { $0.routes[0].path }
         var exact: [(path: String, group: Group)] = []
         for group in groups where !group.pattern.hasParameters {
             let path =
@@ -114,6 +125,8 @@ struct Router: Sendable {
     private func resolve(_ method: String, in group: Group, _ parameters: RouteParameters) -> Resolution {
         if method == "OPTIONS" { return .options(group) }
         guard let route = group.route(for: method) else { return .methodNotAllowed(group) }
+        var parameters = parameters
+        parameters.label = group.label
         return .route(route, parameters)
     }
 
@@ -127,6 +140,10 @@ struct Router: Sendable {
         }
         return list
     }
+
+    /// The route label of a request no pattern took: an unknown path, a bad channel name, or one
+    /// the server refused before any routing (a body too large, a stop).
+    static let unmatched = "unmatched"
 
     /// What a channel name must be, in a refusal's words.
     static let channelNameRule = "must be 1 to 64 of A-Z a-z 0-9 . _ -, and not . or .."

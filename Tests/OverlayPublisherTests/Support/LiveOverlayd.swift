@@ -10,7 +10,7 @@ final class LiveOverlayd: Sendable {
         var configuration = ServiceConfiguration()
         configuration.port = 0
         configuration.clock = .manual
-        configuration.accessLog = false
+        configuration.accessLog = .off
         configuration.ephemeral = true
         configuration.writesPerSecond = 0
         configuration.publish = publish

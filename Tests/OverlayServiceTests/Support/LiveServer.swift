@@ -10,7 +10,7 @@ final class LiveServer: Sendable {
         var configuration = ServiceConfiguration()
         configuration.port = 0
         configuration.clock = clock
-        configuration.accessLog = false
+        configuration.accessLog = .off
         configuration.ephemeral = true
         configuration.writesPerSecond = 0
         // Raw-socket tests name the host `x`; the DNS-rebinding check would refuse it.

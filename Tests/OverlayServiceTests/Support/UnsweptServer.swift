@@ -14,7 +14,7 @@ final class UnsweptServer: Sendable {
         var configuration = ServiceConfiguration()
         configuration.port = 0
         configuration.clock = .manual
-        configuration.accessLog = false
+        configuration.accessLog = .off
         configuration.ephemeral = true
         configuration.writesPerSecond = 0
         configure(&configuration)

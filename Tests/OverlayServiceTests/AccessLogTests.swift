@@ -1,0 +1,87 @@
+import TestSupport
+import Testing
+
+@testable import MicroHTTP
+@testable import OverlayService
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `accessLog`: true or "text" (the `key=value` line), false, or "json" (one object a line), from
+/// the file, the environment and the flag; the JSON line parses, whatever the path holds.
+@Suite("Access log")
+struct AccessLogTests {
+    @Test(arguments: [
+        (#"{"accessLog": true}"#, AccessLogFormat.text), (#"{"accessLog": false}"#, .off),
+        (#"{"accessLog": "text"}"#, .text), (#"{"accessLog": "json"}"#, .json), (#"{}"#, .text),
+    ])
+    func fileValues(json: String, format: AccessLogFormat) throws {
+        #expect(
+            try ConfigurationTests.configuration(["--config", "c.json"], files: ["c.json": json]).accessLog == format)
+    }
+
+    @Test func environmentAndFlag() throws {
+        #expect(try ConfigurationTests.configuration(environment: ["OVERLAYD_ACCESS_LOG": "json"]).accessLog == .json)
+        #expect(try ConfigurationTests.configuration(environment: ["OVERLAYD_ACCESS_LOG": "no"]).accessLog == .off)
+        #expect(try ConfigurationTests.configuration(["--access-log=json"]).accessLog == .json)
+        #expect(try ConfigurationTests.configuration(["--access-log=text"]).accessLog == .text)
+        #expect(try ConfigurationTests.configuration(["--access-log=false"]).accessLog == .off)
+        // Alone, the switch is true: the text line.
+        #expect(try ConfigurationTests.configuration(["--access-log"]).accessLog == .text)
+    }
+
+    /// A bad value names `accessLog` (or its variable or flag) and says what it may be.
+    @Test(arguments: [
+        (["--config", "c.json"], [:], "accessLog"),
+        ([], ["OVERLAYD_ACCESS_LOG": "xml"], "OVERLAYD_ACCESS_LOG"),
+        (["--access-log=JSON"], [:], "--access-log"),
+    ])
+    func badValue(arguments: [String], environment: [String: String], key: String) {
+        let error = ConfigurationTests.error(
+            arguments, environment: environment, files: ["c.json": #"{"accessLog": "yaml"}"#])
+        #expect(error?.key == key, "\(String(describing: error))")
+        #expect(error?.reason.contains(#""json""#) == true, "\(String(describing: error))")
+    }
+
+    @Test(arguments: [#"{"accessLog": 1}"#, #"{"accessLog": null}"#, #"{"accessLog": ["json"]}"#])
+    func badFileType(json: String) {
+        #expect(ConfigurationTests.error(["--config", "c.json"], files: ["c.json": json])?.key == "accessLog")
+    }
+
+    /// A quote, a backslash and control bytes in the path still give one valid JSON object.
+    @Test func jsonEscaping() throws {
+        let path = "/a\"b\\c\u{1}\n\u{7F}é"
+        let record = AccessRecord(
+            method: "GET", path: path, status: 404, bytes: 12, microseconds: 345, remoteAddress: "127.0.0.1")
+        let line = AccessLog.json(record, at: 1_764_680_400_012_345)
+        #expect(!line.contains("\n"))
+        let object = try JSONParser.parse(Array(line.utf8))
+        #expect(object["path"]?.string == path)
+        #expect(object["time"]?.string == "2025-12-02T13:00:00.012345Z")
+        #expect(object["method"]?.string == "GET")
+        #expect(object["status"]?.number == 404)
+        #expect(object["bytes"]?.number == 12)
+        #expect(object["microseconds"]?.number == 345)
+        #expect(object["client"]?.string == "127.0.0.1")
+        #expect(AccessLog.timestamp(0) == "1970-01-01T00:00:00.000000Z")
+    }
+
+    /// The real executable with `--access-log=json` writes a JSON line per request on stderr.
+    @Test func liveJSONLine() throws {
+        let child = try ChildProcess.overlayd(["--port", "0", "--clock", "manual", "--ephemeral", "--access-log=json"])
+        let port = try #require(child.listeningPort())
+        #expect(try RawClient.request("GET", "/nowhere%22x", port: port).status == 404)
+        kill(child.pid, SIGTERM)
+        #expect(child.exitStatus() == 0)
+        let lines = child.errorText.split(separator: "\n").filter { $0.hasPrefix("{") }
+        #expect(lines.count == 1, "\(child.errorText)")
+        let object = try JSONParser.parse(Array((lines.first ?? "").utf8))
+        #expect(object["method"]?.string == "GET")
+        #expect(object["path"]?.string?.hasPrefix("/nowhere") == true)
+        #expect(object["status"]?.number == 404)
+        #expect(object["client"]?.string == "127.0.0.1")
+        #expect((object["microseconds"]?.number ?? -1) >= 0)
+        #expect(object["time"]?.string?.hasSuffix("Z") == true)
+    }
+}
