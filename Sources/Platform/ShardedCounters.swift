@@ -1,5 +1,9 @@
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A fixed set of counters that many threads add to and few read: each thread adds to its own
 /// shard's copy (`ThreadShard`), a read sums the shards. Each shard's copies start on a cache line
 /// of their own, so two threads counting the same thing never write the same line.
@@ -12,6 +16,11 @@ public final class ShardedCounters: @unchecked Sendable {
     /// Counters per shard, rounded up to whole cache lines.
     private let stride: Int
     private let base: UnsafeMutablePointer<Atomic<Int>>
+    /// The bytes mapped from the kernel, or 0 when allocated from the heap (see `init`).
+    private let mapped: Int
+
+    /// Sets this large or larger are mapped rather than allocated: 16 KiB.
+    public static let mappedBytes = 16 << 10
 
     public init(count: Int) {
         precondition(count > 0, "no counters")
@@ -19,14 +28,31 @@ public final class ShardedCounters: @unchecked Sendable {
         self.count = count
         stride = (count + perLine - 1) / perLine * perLine
         let total = stride * ThreadShard.count
-        base = UnsafeMutableRawPointer.allocate(byteCount: total * MemoryLayout<Atomic<Int>>.stride, alignment: 64)
-            .bindMemory(to: Atomic<Int>.self, capacity: total)
-        for index in 0..<total { (base + index).initialize(to: Atomic(0)) }
+        let bytes = total * MemoryLayout<Atomic<Int>>.stride
+        // A large set (the duration histogram's, 180 KB) is mapped zero-filled from the kernel,
+        // whose pages take memory only once written: the shards of threads that never count,
+        // and the series nothing reached, cost none. A zero `Atomic<Int>` is all zero bits.
+        if bytes >= Self.mappedBytes,
+            let pages = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+            pages != MAP_FAILED
+        {
+            mapped = bytes
+            base = pages.bindMemory(to: Atomic<Int>.self, capacity: total)
+        } else {
+            mapped = 0
+            base = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+                .bindMemory(to: Atomic<Int>.self, capacity: total)
+            for index in 0..<total { (base + index).initialize(to: Atomic(0)) }
+        }
     }
 
     deinit {
-        base.deinitialize(count: stride * ThreadShard.count)
-        UnsafeMutableRawPointer(base).deallocate()
+        if mapped > 0 {
+            munmap(UnsafeMutableRawPointer(base), mapped)
+        } else {
+            base.deinitialize(count: stride * ThreadShard.count)
+            UnsafeMutableRawPointer(base).deallocate()
+        }
     }
 
     /// Adds `amount` (negative to take away) to counter `index`, in the calling thread's shard.

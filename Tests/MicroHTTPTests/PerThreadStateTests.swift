@@ -41,6 +41,26 @@ struct PerThreadStateTests {
         #expect(counters.value(1) == -(0..<12).reduce(0, +))
     }
 
+    /// A set large enough to be mapped from the kernel (the duration histogram's) starts at zero
+    /// everywhere and adds up as a small one does, its first and last counters included.
+    @Test func aMappedSetCountsAsASmallOne() {
+        let count = 3000
+        #expect(count * 8 * ThreadShard.count >= ShardedCounters.mappedBytes)
+        let counters = ShardedCounters(count: count)
+        #expect((0..<count).allSatisfy { counters.value($0) == 0 })
+        onThreads(6) { index in
+            for round in 0..<2000 {
+                counters.add(1, to: round % count)
+                counters.add(1, to: count - 1)
+            }
+            counters.add(index, to: 0)
+        }
+        #expect(counters.value(0) == 6 + (0..<6).reduce(0, +))
+        #expect(counters.value(1999) == 6)
+        #expect(counters.value(2000) == 0)
+        #expect(counters.value(count - 1) == 12_000)
+    }
+
     /// A slot table hands out slots, reuses the freed ones first, and lists what it holds.
     @Test func slotTableReusesFreedSlots() {
         var table = SlotTable<String>()
