@@ -82,7 +82,10 @@ extension HTTPServer {
         _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?
     ) -> MHD_Result {
         responder.started = true
-        responder.method = method.map { String(cString: $0) } ?? ""
+        // Labelled before it is stored: read back from the responder, the string would be retained.
+        let name = method.map { String(cString: $0) } ?? ""
+        responder.methodLabel = RequestDurations.index(of: name)
+        responder.method = name
         let target = url.map { String(cString: $0) } ?? "/"
         if let (authority, path) = HTTPServer.absoluteForm(target) {
             responder.authority = authority
@@ -142,7 +145,7 @@ extension HTTPServer {
         // Optional chaining, not `guard let`: no second reference to the shared object, and no
         // clock read without it.
         durations?.record(
-            MonotonicClock.nanoseconds() - responder.began, route: responder.route, method: responder.method,
+            MonotonicClock.nanoseconds() - responder.began, route: responder.route, method: responder.methodLabel,
             shard: responder.shard)
     }
 

@@ -66,8 +66,11 @@ public final class HTTPResponder: @unchecked Sendable {
     var headers = RequestHeaders()
     /// When the request line arrived, for the access record and the durations (0 with neither).
     let began: Int64
-    /// The route the request counts under in the server's `RequestDurations` (see `label(route:)`).
+    /// The route the request counts under in the server's `RequestDurations` (see `label(route:)`),
+    /// and its method's place in `RequestDurations.methods`, found once from the request line
+    /// (passing the method's string to the count would retain it).
     var route = 0
+    var methodLabel = RequestDurations.methodCount - 1
 
     init(server: HTTPServer, connection: OpaquePointer) {
         self.server = server

@@ -14,7 +14,7 @@ struct RequestDurationsTests {
         let shard = ThreadShard.current
         // 50 µs exactly, one nanosecond over, 1 s exactly, over a second, and no time at all.
         for nanoseconds: Int64 in [50_000, 50_001, 1_000_000_000, 3_000_000_000, 0] {
-            durations.record(nanoseconds, route: 1, method: "GET", shard: shard)
+            durations.record(nanoseconds, route: 1, method: RequestDurations.index(of: "GET"), shard: shard)
         }
         let series = durations.series(route: 1, method: 0)
         #expect(series.buckets.count == RequestDurations.bounds.count + 1)
@@ -30,13 +30,24 @@ struct RequestDurationsTests {
         #expect(durations.series(route: 1, method: 1).count == 0)
     }
 
+    /// The comparisons that find a bucket agree with the `le` labels, on each bound and just past it.
+    @Test func theBucketsComparisonsAreTheLabelsBounds() throws {
+        for (index, label) in RequestDurations.bounds.enumerated() {
+            let nanoseconds = Int64((try #require(Double(label)) * 1e9).rounded())
+            #expect(RequestDurations.bucket(of: nanoseconds) == index, "le=\(label)")
+            #expect(RequestDurations.bucket(of: nanoseconds + 1) == index + 1, "just past le=\(label)")
+        }
+        #expect(RequestDurations.bucket(of: -5) == 0)
+        #expect(RequestDurations.bucket(of: .max) == RequestDurations.bounds.count)
+    }
+
     @Test func methodsOutsideTheListCountAsOther() {
         let durations = RequestDurations(routes: ["unmatched"])
         let shard = ThreadShard.current
         for method in ["BREW", "get", "", "GETX", "PROPFIND"] {
-            durations.record(1000, route: 0, method: method, shard: shard)
+            durations.record(1000, route: 0, method: RequestDurations.index(of: method), shard: shard)
         }
-        durations.record(1000, route: 0, method: "DELETE", shard: shard)
+        durations.record(1000, route: 0, method: RequestDurations.index(of: "DELETE"), shard: shard)
         let other = RequestDurations.methods.firstIndex(of: "other")!
         #expect(durations.series(route: 0, method: other).count == 5)
         #expect(durations.series(route: 0, method: RequestDurations.methods.firstIndex(of: "DELETE")!).count == 1)
@@ -50,10 +61,14 @@ struct RequestDurationsTests {
     @Test func aRouteOutOfRangeCountsUnderTheFirst() {
         let durations = RequestDurations(routes: ["unmatched", "/a"])
         let shard = ThreadShard.current
-        durations.record(1000, route: 2, method: "GET", shard: shard)
-        durations.record(1000, route: -1, method: "GET", shard: shard)
+        durations.record(1000, route: 2, method: RequestDurations.index(of: "GET"), shard: shard)
+        durations.record(1000, route: -1, method: RequestDurations.index(of: "GET"), shard: shard)
         #expect(durations.series(route: 0, method: 0).count == 2)
         #expect(durations.series(route: 1, method: 0).count == 0)
+        // Likewise a method index out of range counts as `other`.
+        durations.record(1000, route: 1, method: 99, shard: shard)
+        durations.record(1000, route: 1, method: -1, shard: shard)
+        #expect(durations.series(route: 1, method: RequestDurations.methods.count - 1).count == 2)
     }
 
     /// Many threads recording at once lose nothing: each adds in its own shard.
@@ -63,7 +78,8 @@ struct RequestDurationsTests {
             let shard = ThreadShard.current
             for index in 0..<10_000 {
                 durations.record(
-                    Int64(index % 3) * 300_000, route: 1, method: thread % 2 == 0 ? "GET" : "POST", shard: shard)
+                    Int64(index % 3) * 300_000, route: 1,
+                    method: RequestDurations.index(of: thread % 2 == 0 ? "GET" : "POST"), shard: shard)
             }
         }
         let get = durations.series(route: 1, method: 0)

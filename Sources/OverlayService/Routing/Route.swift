@@ -111,7 +111,8 @@ struct RouteParameters: Sendable {
     var prefixed: Bool
     /// The path's `{id}`, unparsed.
     var value: Substring?
-    /// The matched pattern's place in `Router.routeLabels`.
+    /// The matched pattern's place in `Router.routeLabels` (set as the parameters are made: a
+    /// copy to set it afterwards would retain the strings).
     var label = 0
 
     /// How this request spelled the channel, for `Location` headers.

@@ -96,7 +96,8 @@ struct Router: Sendable {
     func resolve(_ request: HTTPRequest) -> Resolution {
         if let group = exact.first(where: { $0.path == request.path })?.group {
             return resolve(
-                request.method, in: group, RouteParameters(channel: ChannelRegistry.defaultName, prefixed: false))
+                request.method, in: group,
+                RouteParameters(channel: ChannelRegistry.defaultName, prefixed: false, label: group.label))
         }
         var path = Router.segments(of: request.path)[...]
         var channel = ChannelRegistry.defaultName
@@ -115,7 +116,8 @@ struct Router: Sendable {
                 return .refused(Router.badChannelName)
             case .matched(let value, let named):
                 let parameters = RouteParameters(
-                    channel: named.map(String.init) ?? channel, prefixed: prefixed || named != nil, value: value)
+                    channel: named.map(String.init) ?? channel, prefixed: prefixed || named != nil, value: value,
+                    label: group.label)
                 return resolve(request.method, in: group, parameters)
             }
         }
@@ -125,8 +127,6 @@ struct Router: Sendable {
     private func resolve(_ method: String, in group: Group, _ parameters: RouteParameters) -> Resolution {
         if method == "OPTIONS" { return .options(group) }
         guard let route = group.route(for: method) else { return .methodNotAllowed(group) }
-        var parameters = parameters
-        parameters.label = group.label
         return .route(route, parameters)
     }
 
