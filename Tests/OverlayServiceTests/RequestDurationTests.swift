@@ -20,6 +20,10 @@ struct RequestDurationTests {
         #expect(try live.get("/channels/../overlay").status == 400)
         #expect(try live.request("BREW", "/overlay").status == 405)
         #expect(try live.request("OPTIONS", "/overlay").status == 204)
+        // Refused by the HTTP server before any route: its Content-Length is over the limit.
+        let big = String(repeating: "x", count: 17 * 1024)
+        #expect(
+            try live.request("POST", "/messages", headers: [("Content-Type", "text/plain")], body: big).status == 413)
 
         let samples = try Self.samples(live)
         func count(_ route: String, _ method: String) -> Double? {
@@ -31,6 +35,7 @@ struct RequestDurationTests {
         #expect(count("/overlay", "other") == 1)
         #expect(count("/overlay", "OPTIONS") == 1)
         #expect(count("/messages", "POST") == 1)
+        #expect(count("unmatched", "POST") == 1)
         // Found or not, a message's path counts under its pattern.
         #expect(count("/messages/{id}", "GET") == 2)
         #expect(count("unmatched", "GET") == 2)
