@@ -9,12 +9,6 @@ enum CalendarTime {
         case noSuchTime
     }
 
-    /// The time, or nil if the text is not an RFC 3339 date-time with an offset or names no time.
-    static func unixNanoseconds(_ text: String) -> Int64? {
-        guard case .time(let nanoseconds)? = read(text) else { return nil }
-        return nanoseconds
-    }
-
     /// The reading, or nil if the text does not have the shape of an RFC 3339 date-time with an
     /// offset. Saturates at the ends of Int64 rather than trapping.
     static func read(_ text: String) -> Reading? {
@@ -52,19 +46,20 @@ enum CalendarTime {
             guard at > start else { return nil }
         }
         var offsetSeconds = 0
+        var offsetExists = true
         if expect("Zz") {
         } else if at < bytes.count, bytes[at] == UInt8(ascii: "+") || bytes[at] == UInt8(ascii: "-") {
             let sign = bytes[at] == UInt8(ascii: "-") ? -1 : 1
             at += 1
             guard let hours = digits(2), expect(":"), let minutes = digits(2) else { return nil }
-            guard hours <= 23, minutes <= 59 else { return at == bytes.count ? .noSuchTime : nil }
+            offsetExists = hours <= 23 && minutes <= 59
             offsetSeconds = sign * (hours * 3600 + minutes * 60)
         } else {
             return nil
         }
         guard at == bytes.count else { return nil }
         guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour <= 23, minute <= 59,
-            second <= 60
+            second <= 60, offsetExists
         else { return .noSuchTime }
         let days = daysSinceEpoch(year: year, month: month, day: day)
         let seconds = Int64(days) * 86400 + Int64(hour * 3600 + minute * 60 + second - offsetSeconds)
