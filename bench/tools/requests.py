@@ -43,14 +43,14 @@ response = connection.getresponse()
 response.read()
 etag = response.getheader("ETag")
 
-for _ in range(args.count):
+for sent in range(args.count):
     if args.kind == "get":
         connection.request("GET", "/overlay")
     elif args.kind == "get304":
         connection.request("GET", "/overlay", headers={"If-None-Match": etag})
     elif args.kind == "post_keyed":
         # What bench/wrk/progress.lua sends: a new progress of one keyed message each time.
-        progress = (_ + 1) % 10000
+        progress = (sent + 1) % 10000
         connection.request(
             "POST", "/messages",
             body='{"key":"dl-7","kind":"progress","text":"Downloading","progress":0.%04d}' % progress,
