@@ -9,7 +9,7 @@ import time
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--port", type=int, required=True)
-parser.add_argument("--kind", choices=["get", "get304", "post"], required=True)
+parser.add_argument("--kind", choices=["get", "get304", "post", "keyed"], required=True)
 parser.add_argument("--count", type=int, required=True)
 parser.add_argument("--server", choices=["overlayd", "baseline"], required=True)
 args = parser.parse_args()
@@ -26,9 +26,17 @@ while True:
             raise
         time.sleep(0.1)
 
-# The same overlay state for both: overlayd shows a sticky message after its slide-in.
+
+def keyed(progress):
+    """What bench/wrk/progress.lua sends: a download's progress, by its key."""
+    return '{"key":"dl-7","kind":"progress","text":"Downloading","progress":0.%04d}' % (progress % 10000)
+
+
+# The same overlay state for both: overlayd shows a sticky message after its slide-in (for
+# "keyed", the progress message the requests update).
 if args.server == "overlayd":
-    connection.request("POST", "/messages", body='{"kind":"sending","text":"Sending\u2026"}'.encode())
+    shown = keyed(0) if args.kind == "keyed" else '{"kind":"sending","text":"Sending\u2026"}'
+    connection.request("POST", "/messages", body=shown.encode(), headers={"Content-Type": "application/json"})
     connection.getresponse().read()
     connection.request("POST", "/clock", body="1")
     connection.getresponse().read()
@@ -37,11 +45,13 @@ response = connection.getresponse()
 response.read()
 etag = response.getheader("ETag")
 
-for _ in range(args.count):
+for n in range(args.count):
     if args.kind == "get":
         connection.request("GET", "/overlay")
     elif args.kind == "get304":
         connection.request("GET", "/overlay", headers={"If-None-Match": etag})
+    elif args.kind == "keyed":
+        connection.request("POST", "/messages", body=keyed(n + 1), headers={"Content-Type": "application/json"})
     else:
         # What bench/wrk/post.lua sends.
         connection.request(
