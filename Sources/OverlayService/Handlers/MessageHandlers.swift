@@ -10,7 +10,7 @@ struct MessageHandlers: Sendable {
 
     func post(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> Routed {
         var input = MessageInput()
-        try FieldReader(request, MessageFields.post).read(MessageFields.post, into: &input)
+        try FieldReader.read(request, MessageFields.post, into: &input)
         try MessageFields.checkTogether(input)
         let (result, sequence) = try channels.obtain(parameters.channel).write { engine, now in
             engine.post(input, at: now)
@@ -104,7 +104,7 @@ struct MessageHandlers: Sendable {
     func patch(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> Routed {
         let id = try messageID(parameters)
         var input = MessageInput()
-        try FieldReader(request, MessageFields.patch).read(MessageFields.patch, into: &input)
+        try FieldReader.read(request, MessageFields.patch, into: &input)
         try MessageFields.checkTogether(input)
         let (result, sequence) = try existingChannel(parameters.channel, messageID: id).write { engine, now in
             engine.update(id: id, with: input, at: now)
