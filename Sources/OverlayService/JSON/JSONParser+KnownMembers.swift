@@ -36,9 +36,13 @@ extension JSONParser {
                 guard current == UInt8(ascii: ":") else { return nil }
                 index += 1
                 skipWhitespace()
-                // In the order of `names`, which is the order their rules apply in.
-                let value = try value()
-                members.insert((name, value), at: members.firstIndex { $0.name > name } ?? members.count)
+                // Moved back into the order of `names`, which is the order their rules apply in.
+                members.append((name, try value()))
+                var place = members.count - 1
+                while place > 0 && members[place - 1].name > name {
+                    members.swapAt(place - 1, place)
+                    place -= 1
+                }
                 skipWhitespace()
                 switch current {
                 case UInt8(ascii: ","): index += 1
@@ -66,12 +70,18 @@ extension JSONParser {
             end += 1
         }
         guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }
-        let key = bytes[start..<end]
-        guard let name = names.firstIndex(where: { $0.count == key.count && $0.elementsEqual(key) }) else {
-            return nil
+        let length = end - start
+        let found = bytes.withUnsafeBufferPointer { body -> Int? in
+            names.firstIndex { name in
+                name.count == length
+                    && name.withUnsafeBufferPointer { name in
+                        (0..<length).allSatisfy { name[$0] == body[start + $0] }
+                    }
+            }
         }
+        guard let found else { return nil }
         index = end + 1
-        return name
+        return found
     }
 
     /// Powers of ten that a Double holds exactly.
