@@ -208,6 +208,33 @@ enum RequestDecoderFuzz {
             }
         }
         _ = try? FieldReader(query: request).read(ReadFields.wait)
+        compareReadings(request)
+    }
+
+    /// A message's fields read by the JSON fast path (`FieldReader.read(_:_:into:)`) and by the
+    /// general reading: the same input, or the same error.
+    static func compareReadings(_ request: HTTPRequest) {
+        for fields in [MessageFields.post, MessageFields.patch] {
+            var general = MessageInput()
+            var fast = MessageInput()
+            var generalError: APIError?
+            var fastError: APIError?
+            do throws(APIError) {
+                try FieldReader(request, fields).read(fields, into: &general)
+            } catch {
+                generalError = error
+            }
+            do throws(APIError) {
+                try FieldReader.read(request, fields, into: &fast)
+            } catch {
+                fastError = error
+            }
+            guard generalError == fastError, generalError != nil || general == fast else {
+                fatalError(
+                    "the fast reading differs: \(String(describing: fastError)) against \(String(describing: generalError)) "
+                        + "for \(text(request.body))")
+            }
+        }
     }
 
     /// The shape every answer must have, whatever was asked.

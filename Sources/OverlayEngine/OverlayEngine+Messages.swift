@@ -26,11 +26,12 @@ extension OverlayEngine {
         reach(time)
         if let key = input.key {
             if let error = MessageRules.check(key: key) { return .failure(error) }
-            if let id = liveMessage(withKey: key)?.id {
+            if let id = liveMessageID(withKey: key) {
                 var change = input
                 change.key = nil
                 change.immediate = nil
-                return applyUpdate(id: id, with: change, at: time).map(PostOutcome.updated)
+                // The time is reached already.
+                return applyUpdate(id: id, with: change).map(PostOutcome.updated)
             }
         }
         let valid: MessageInput
@@ -93,6 +94,11 @@ extension OverlayEngine {
         id: Int64, with input: MessageInput, at time: Instant
     ) -> Result<Message, EngineError> {
         reach(time)
+        return applyUpdate(id: id, with: input)
+    }
+
+    /// The update at `now`.
+    private mutating func applyUpdate(id: Int64, with input: MessageInput) -> Result<Message, EngineError> {
         let valid: MessageInput
         switch MessageRules.validated(input, isNew: false) {
         case .success(let checked): valid = checked
@@ -340,9 +346,13 @@ extension OverlayEngine {
         queue.prepend(message)
     }
 
-    private func liveMessage(withKey key: String) -> Message? {
-        guard let id = liveKeys[key], let message = message(id: id), !message.state.hasEnded else { return nil }
-        return message
+    /// The id of the live message with `key`. The shown one is looked at through the optional, not
+    /// copied: a copy of a message retains its strings.
+    private func liveMessageID(withKey key: String) -> Int64? {
+        guard let id = liveKeys[key] else { return nil }
+        if current?.id == id { return current?.state.hasEnded == false ? id : nil }
+        guard let message = message(id: id), !message.state.hasEnded else { return nil }
+        return id
     }
 
     private func endedOrMissing(id: Int64) -> EngineError {

@@ -9,7 +9,7 @@ import time
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--port", type=int, required=True)
-parser.add_argument("--kind", choices=["get", "get304", "post", "post_keyed"], required=True)
+parser.add_argument("--kind", choices=["get", "get304", "post", "keyed"], required=True)
 parser.add_argument("--count", type=int, required=True)
 parser.add_argument("--server", choices=["overlayd", "baseline"], required=True)
 args = parser.parse_args()
@@ -26,14 +26,16 @@ while True:
             raise
         time.sleep(0.1)
 
-# The same overlay state for both: overlayd shows a sticky message after its slide-in.
-# For post_keyed the shown message is the download whose progress the requests update.
+
+def keyed(progress):
+    """What bench/wrk/progress.lua sends: a download's progress, by its key."""
+    return '{"key":"dl-7","kind":"progress","text":"Downloading","progress":0.%04d}' % (progress % 10000)
+
+
+# The same overlay state for both: overlayd shows a sticky message after its slide-in (for
+# "keyed", the progress message the requests update).
 if args.server == "overlayd":
-    shown = (
-        '{"key":"dl-7","kind":"progress","text":"Downloading","progress":0}'
-        if args.kind == "post_keyed"
-        else '{"kind":"sending","text":"Sending\u2026"}'
-    )
+    shown = keyed(0) if args.kind == "keyed" else '{"kind":"sending","text":"Sending\u2026"}'
     connection.request("POST", "/messages", body=shown.encode(), headers={"Content-Type": "application/json"})
     connection.getresponse().read()
     connection.request("POST", "/clock", body="1")
@@ -43,18 +45,13 @@ response = connection.getresponse()
 response.read()
 etag = response.getheader("ETag")
 
-for sent in range(args.count):
+for n in range(args.count):
     if args.kind == "get":
         connection.request("GET", "/overlay")
     elif args.kind == "get304":
         connection.request("GET", "/overlay", headers={"If-None-Match": etag})
-    elif args.kind == "post_keyed":
-        # What bench/wrk/progress.lua sends: a new progress of one keyed message each time.
-        progress = (sent + 1) % 10000
-        connection.request(
-            "POST", "/messages",
-            body='{"key":"dl-7","kind":"progress","text":"Downloading","progress":0.%04d}' % progress,
-            headers={"Content-Type": "application/json"})
+    elif args.kind == "keyed":
+        connection.request("POST", "/messages", body=keyed(n + 1), headers={"Content-Type": "application/json"})
     else:
         # What bench/wrk/post.lua sends.
         connection.request(

@@ -89,10 +89,13 @@ package struct FieldSet<Input>: Sendable {
 
     /// The rules' names, made once: every request's reading looks at them.
     package let names: [String]
+    /// The same names as UTF-8, for matching a JSON body's keys without making Strings of them.
+    package let utf8Names: [[UInt8]]
 
     package init(text textField: String? = nil, _ rules: [FieldRule<Input>]) {
         self.rules = rules
         self.textField = textField
         names = rules.map(\.name)
+        utf8Names = names.map { Array($0.utf8) }
     }
 }

@@ -10,18 +10,21 @@ struct MessageHandlers: Sendable {
 
     func post(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> Routed {
         var input = MessageInput()
-        try FieldReader(request, MessageFields.post).read(MessageFields.post, into: &input)
+        try FieldReader.read(request, MessageFields.post, into: &input)
         try MessageFields.checkTogether(input)
         let (result, sequence) = try channels.obtain(parameters.channel).write { engine, now in
             engine.post(input, at: now)
         }
-        let outcome = try result.get(orThrow: APIError.init)
-        let location = Header.location.with(value: "\(parameters.prefix)/messages/\(outcome.message.id)")
-        if case .created = outcome { metrics.messagePosted() }
+        // The message taken out of the outcome once: each `outcome.message` is a copy of it.
+        let (message, isCreated) =
+            switch try result.get(orThrow: APIError.init) {
+            case .created(let message): (message, true)
+            case .updated(let message): (message, false)
+            }
+        let location = Header.location.with(value: "\(parameters.prefix)/messages/\(message.id)")
+        if isCreated { metrics.messagePosted() }
         return .durable(
-            HTTPResponse.json(outcome.isCreated ? 202 : 200, headers: [.json, location]) {
-                $0.message(outcome.message)
-            },
+            HTTPResponse.json(isCreated ? 202 : 200, headers: [.json, location]) { $0.message(message) },
             sequence: sequence)
     }
 
@@ -104,7 +107,7 @@ struct MessageHandlers: Sendable {
     func patch(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> Routed {
         let id = try messageID(parameters)
         var input = MessageInput()
-        try FieldReader(request, MessageFields.patch).read(MessageFields.patch, into: &input)
+        try FieldReader.read(request, MessageFields.patch, into: &input)
         try MessageFields.checkTogether(input)
         let (result, sequence) = try existingChannel(parameters.channel, messageID: id).write { engine, now in
             engine.update(id: id, with: input, at: now)
@@ -182,13 +185,6 @@ extension Result {
         case .success(let value): return value
         case .failure(let error): throw transform(error)
         }
-    }
-}
-
-extension PostOutcome {
-    var isCreated: Bool {
-        if case .created = self { return true }
-        return false
     }
 }
 

@@ -13,9 +13,10 @@ public struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertibl
 public struct JSONParser {
     public static let maximumDepth = 64
 
-    private let bytes: [UInt8]
-    private var index = 0
-    private var depth = 0
+    // Internal rather than private for the extensions in JSONParser+KnownMembers.swift.
+    let bytes: [UInt8]
+    var index = 0
+    var depth = 0
 
     public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
         switch try parseDocument(bytes) {
@@ -42,7 +43,7 @@ public struct JSONParser {
         return document
     }
 
-    private init(bytes: [UInt8]) {
+    init(bytes: [UInt8]) {
         self.bytes = bytes
     }
 
@@ -50,15 +51,15 @@ public struct JSONParser {
         JSONSyntaxError(reason: reason, offset: index)
     }
 
-    private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+    var current: UInt8? { index < bytes.count ? bytes[index] : nil }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
             index += 1
         }
     }
 
-    private mutating func value() throws(JSONSyntaxError) -> JSONValue {
+    mutating func value() throws(JSONSyntaxError) -> JSONValue {
         guard let byte = current else { throw error("unexpected end of input") }
         switch byte {
         case UInt8(ascii: "{"): return try object()
@@ -79,7 +80,7 @@ public struct JSONParser {
         index += expected.count
     }
 
-    private mutating func nest() throws(JSONSyntaxError) {
+    mutating func nest() throws(JSONSyntaxError) {
         depth += 1
         if depth > JSONParser.maximumDepth { throw error("nested more than \(JSONParser.maximumDepth) deep") }
     }
@@ -175,6 +176,7 @@ public struct JSONParser {
             guard let next = current, isDigit(next) else { throw error("expected a digit in the exponent") }
             digits()
         }
+        if let exact = exactValue(from: start) { return exact }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         guard let number = Double(text), number.isFinite else {
             throw JSONSyntaxError(reason: "number out of range", offset: start)
@@ -182,7 +184,7 @@ public struct JSONParser {
         return number
     }
 
-    private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+    func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
     private mutating func digits() {
         while let byte = current, isDigit(byte) { index += 1 }

@@ -263,9 +263,31 @@ public struct JSONWriter: ~Copyable {
         // integer with ".0" (1e15 is "1000000000000000.0"); beyond, it uses an exponent.
         if value == value.rounded(.towardZero) && abs(value) <= 9_007_199_254_740_992 {
             appendInteger(Int64(value))
-        } else {
+        } else if !appendShortFraction(value) {
             append(utf8: value.description)
         }
+    }
+
+    /// A value of magnitude 0.001 to 1 (a progress, an alpha) written as `Double.description`
+    /// writes it (`0.` and the fewest digits that read back as it), without formatting a String:
+    /// the first k ≤ 15 for which m / 10^k with m = value·10^k rounded is the value. Both m and
+    /// 10^k are exact Doubles, so that division is what reading the digits gives, and at 15
+    /// digits and below only one k-digit decimal can read back as the value. False for the rest.
+    private mutating func appendShortFraction(_ value: Double) -> Bool {
+        let magnitude = abs(value)
+        guard magnitude >= 0.001 && magnitude < 1 else { return false }
+        var power: Double = 1
+        for digits in 1...15 {
+            power *= 10
+            let scaled = (magnitude * power).rounded()
+            guard scaled / power == magnitude else { continue }
+            if value < 0 { append(UInt8(ascii: "-")) }
+            append(UInt8(ascii: "0"))
+            append(UInt8(ascii: "."))
+            appendDigits(UInt64(scaled), minimumDigits: digits)
+            return true
+        }
+        return false
     }
 
     /// Decimal digits straight into the bytes, without making a String.
