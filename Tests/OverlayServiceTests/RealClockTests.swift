@@ -81,10 +81,15 @@ struct RealClockTests {
         let id = try #require(second.json["id"]?.int)
         // Nothing reads the overlay now: only the scheduler moves it, and the stream shows each
         // change. The first message's stale deadline changes nothing, so after the post come the
-        // second's end and its hide's end; without the handover nothing would come at all.
-        let events = stream.events(through: current + 3)
-        #expect(events.compactMap(\.version) == [current + 1, current + 2, current + 3])
-        #expect(events.map { $0.json["phase"]?.string } == ["visible", "hiding", "hidden"])
+        // second's end and its hide's end; without the handover nothing would come at all. A
+        // loaded machine may wake the scheduler after the 0.05 s hide is over too, and then the
+        // hiding step is never seen: the phases are an ordered part of visible, hiding, hidden.
+        let events = stream.events { $0.json["phase"]?.string == "hidden" }
+        let versions = events.compactMap(\.version)
+        #expect(versions.first == current + 1)
+        #expect(versions == versions.sorted() && Set(versions).count == versions.count)
+        let phases = events.map { $0.json["phase"]?.string ?? "?" }
+        #expect(phases == ["visible", "hiding", "hidden"] || phases == ["visible", "hidden"])
         #expect(events.first?.json["message"]?["text"]?.string == "second")
         let message = try live.get("/messages/\(id)").json
         #expect(message["state"]?.string == "done")
