@@ -62,6 +62,14 @@ final class Metrics: Sendable {
             text += "overlayd_queue_length{channel=\"\(channel.name)\"} \(channel.overlay.queued)\n"
         }
         text += """
+            # HELP overlayd_scheduled_messages Messages scheduled for later (delay or at), by channel.
+            # TYPE overlayd_scheduled_messages gauge
+
+            """
+        for channel in channels {
+            text += "overlayd_scheduled_messages{channel=\"\(channel.name)\"} \(channel.overlay.scheduled)\n"
+        }
+        text += """
             # HELP overlayd_overlay_version The overlay's version, by channel.
             # TYPE overlayd_overlay_version gauge
 

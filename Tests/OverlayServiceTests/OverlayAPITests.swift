@@ -180,6 +180,7 @@ struct OverlayAPITests {
         #expect(try live.request("POST", "/messages", body: "a").status == 202)
         #expect(try live.request("POST", "/messages", body: "b").status == 202)
         #expect(try live.request("POST", "/messages", body: "").status == 422)
+        #expect(try live.request("POST", "/messages?delay=60", body: "later").status == 202)
 
         let response = try live.get("/metrics")
         #expect(response.status == 200)
@@ -210,21 +211,23 @@ struct OverlayAPITests {
             #expect(name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }, "\(line)")
             samples[String(parts[0])] = value
         }
-        #expect(samples["overlayd_messages_posted_total"] == 2)
+        #expect(samples["overlayd_messages_posted_total"] == 3)
         let buildInfo = #"overlayd_build_info{version="\#(OverlayService.version)",swift="\#(Metrics.swiftVersion)"}"#
         #expect(samples[buildInfo] == 1)
         #expect(Metrics.swiftVersion.hasPrefix("6.") || Metrics.swiftVersion.hasPrefix("7."))
         #expect(samples[#"overlayd_queue_length{channel="default"}"#] == 1)
-        #expect(samples[#"overlayd_overlay_version{channel="default"}"#] == 2)
+        #expect(samples[#"overlayd_scheduled_messages{channel="default"}"#] == 1)
+        // Each accepted post is a version, the scheduled one too: it changes the overlay's `scheduled`.
+        #expect(samples[#"overlayd_overlay_version{channel="default"}"#] == 3)
         #expect(samples[#"overlayd_overlay_phase{channel="default",phase="showing"}"#] == 1)
         #expect(samples[#"overlayd_overlay_phase{channel="default",phase="hidden"}"#] == 0)
         // Responses are counted when each exchange completes, just after the client has the answer.
         var counted = samples[#"overlayd_http_responses_total{status="202"}"#]
         #expect(
             try eventually {
-                if counted == 2 { return true }
+                if counted == 3 { return true }
                 counted = Self.sample(try live.get("/metrics").text, #"overlayd_http_responses_total{status="202"}"#)
-                return counted == 2
+                return counted == 3
             }, "counted \(counted ?? -1)")
         #expect(Self.sample(try live.get("/metrics").text, #"overlayd_http_responses_total{status="422"}"#) == 1)
     }
