@@ -125,6 +125,7 @@ struct StatusBarScreen: Hashable, Sendable {
                 if let message = overlay.message { parts.append("\(message.kind) #\(message.id)") }
                 if let progress = overlay.progressBar?.progress { parts.append("\(Int((progress * 100).rounded()))%") }
                 if overlay.queued > 0 { parts.append("\(overlay.queued) queued") }
+                if let scheduled = overlay.scheduled, scheduled > 0 { parts.append("\(scheduled) scheduled") }
                 parts.append("\(overlay.device) \(overlay.orientation)")
                 text = parts.joined(separator: " · ")
             } else {

@@ -130,6 +130,12 @@ struct StatusBarScreenTests {
         #expect(
             Self.screen(Self.shown).statusLine().hasPrefix(
                 "default · v4 · showing · progress #1 · 50% · ipad portrait"))
+        var waiting = Self.shown
+        waiting.queued = 2
+        waiting.scheduled = 3
+        #expect(
+            Self.screen(waiting).statusLine().hasPrefix(
+                "default · v4 · showing · progress #1 · 50% · 2 queued · 3 scheduled · ipad"))
         screen.columns = 12
         #expect(screen.statusLine() == "reconnectin")
     }
