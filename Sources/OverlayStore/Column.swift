@@ -31,12 +31,22 @@ struct Column<Row>: Sendable {
     init<Value: ColumnValue>(
         _ name: String, _ field: any WritableKeyPath<Row, Value> & Sendable, onConflict: String? = nil
     ) {
+        self.init(name, get: { $0[keyPath: field] }, set: { $0[keyPath: field] = $1 }, onConflict: onConflict)
+    }
+
+    /// A column read and set by closures: for the tables written on every message, where
+    /// projecting a key path at run time (its components' metadata looked up on each call) costs
+    /// more than SQLite's own work.
+    init<Value: ColumnValue>(
+        _ name: String, get: @escaping @Sendable (Row) -> Value, set: @escaping @Sendable (inout Row, Value) -> Void,
+        onConflict: String? = nil
+    ) {
         self.name = name
         self.onConflict = onConflict ?? "excluded.\(name)"
-        bind = { $0[keyPath: field].sqlValue }
+        bind = { get($0).sqlValue }
         read = { row, stored in
             guard let value = Value(sqlValue: stored) else { return false }
-            row[keyPath: field] = value
+            set(&row, value)
             return true
         }
     }

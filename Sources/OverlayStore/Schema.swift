@@ -91,34 +91,42 @@ enum Schema {
             Column("captures_appearance", \.controller.modalPresentationCapturesStatusBarAppearance),
         ])
 
+    /// A column of the message a row holds, read and set without a key path (see `Column`).
+    private static func message<Value: ColumnValue>(
+        _ name: String, _ get: @escaping @Sendable (Message) -> Value,
+        _ set: @escaping @Sendable (inout Message, Value) -> Void
+    ) -> Column<MessageRow> {
+        Column(name, get: { get($0.message) }, set: { set(&$0.message, $1) })
+    }
+
     /// A message's columns, in `messages` and in `leaving`.
     private static let messageColumns: [Column<MessageRow>] = [
-        Column("channel", \.channel),
-        Column("id", \.message.id),
-        Column("kind", \.message.kind),
-        Column("text", \.message.text),
-        Column("subtitle", \.message.subtitle),
-        Column("icon", \.message.icon),
-        Column("progress", \.message.progress),
-        Column("duration_ns", \.message.duration),
-        Column("immediate", \.message.immediate),
-        Column("key", \.message.key),
-        Column("state", \.message.state),
-        Column("posted_at_ns", \.message.postedAt),
-        Column("ended_at_ns", \.message.endedAt),
-        Column("shown_at_ns", \.message.shownAt),
-        Column("display_started_at_ns", \.message.displayStartedAt),
-        Column("deadline_ns", \.message.deadline),
-        Column("expires_at_deadline", \.message.expiresAtDeadline),
-        Column("queue_order", \.message.queueOrder),
+        Column("channel", get: { $0.channel }, set: { $0.channel = $1 }),
+        message("id", { $0.id }, { $0.id = $1 }),
+        message("kind", { $0.kind }, { $0.kind = $1 }),
+        message("text", { $0.text }, { $0.text = $1 }),
+        message("subtitle", { $0.subtitle }, { $0.subtitle = $1 }),
+        message("icon", { $0.icon }, { $0.icon = $1 }),
+        message("progress", { $0.progress }, { $0.progress = $1 }),
+        message("duration_ns", { $0.duration }, { $0.duration = $1 }),
+        message("immediate", { $0.immediate }, { $0.immediate = $1 }),
+        message("key", { $0.key }, { $0.key = $1 }),
+        message("state", { $0.state }, { $0.state = $1 }),
+        message("posted_at_ns", { $0.postedAt }, { $0.postedAt = $1 }),
+        message("ended_at_ns", { $0.endedAt }, { $0.endedAt = $1 }),
+        message("shown_at_ns", { $0.shownAt }, { $0.shownAt = $1 }),
+        message("display_started_at_ns", { $0.displayStartedAt }, { $0.displayStartedAt = $1 }),
+        message("deadline_ns", { $0.deadline }, { $0.deadline = $1 }),
+        message("expires_at_deadline", { $0.expiresAtDeadline }, { $0.expiresAtDeadline = $1 }),
+        message("queue_order", { $0.queueOrder }, { $0.queueOrder = $1 }),
         // After posted_at_ns: a join time equal to the post time is not kept apart (`Message.joinedAt`).
-        Column("scheduled_for_ns", \.message.scheduledFor),
-        Column("joined_at_ns", \.message.joinedAt),
-        Column("expires_ns", \.message.expires),
-        Column("expires_at_ns", \.message.expiresAt),
-        Column("priority", \.message.priority),
-        Column("requested_priority", \.message.requestedPriority),
-        Column("has_been_shown", \.message.hasBeenShown),
+        message("scheduled_for_ns", { $0.scheduledFor }, { $0.scheduledFor = $1 }),
+        message("joined_at_ns", { $0.joinedAt }, { $0.joinedAt = $1 }),
+        message("expires_ns", { $0.expires }, { $0.expires = $1 }),
+        message("expires_at_ns", { $0.expiresAt }, { $0.expiresAt = $1 }),
+        message("priority", { $0.priority }, { $0.priority = $1 }),
+        message("requested_priority", { $0.requestedPriority }, { $0.requestedPriority = $1 }),
+        message("has_been_shown", { $0.hasBeenShown }, { $0.hasBeenShown = $1 }),
     ]
 
     static let messages = Table<MessageRow>(
