@@ -9,9 +9,14 @@ final class Metrics: Sendable {
     let responses = ResponseCounts()
     /// Time to each answer, by route pattern and method: recorded by the HTTP server as each
     /// answer is queued (see `RequestDurations`), under the labels of the route table's patterns.
-    let durations = RequestDurations(routes: Router(routes: OverlayService.routes).routeLabels)
+    let durations: RequestDurations
     /// Messages posted, per thread: every POST counts one, from every pool thread.
     private let posted = ShardedCounters(count: 1)
+
+    /// `routeLabels`: the router's (`Router.routeLabels`), which its routes' requests count under.
+    init(routeLabels: [String]) {
+        durations = RequestDurations(routes: routeLabels)
+    }
 
     /// The compiler's version, fixed at build time: Swift has no runtime query for it.
     static let swiftVersion: String = {

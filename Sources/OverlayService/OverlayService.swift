@@ -18,8 +18,8 @@ public final class OverlayService: Sendable {
     let encoder: OverlayEncoder
     let store: OverlayStore?
     let guardian: AccessGuard
-    let metrics = Metrics()
-    let router = Router(routes: OverlayService.routes)
+    let router: Router
+    let metrics: Metrics
     let preview: PreviewPage
     let previewFont: PreviewFont
     let messages: MessageHandlers
@@ -39,6 +39,9 @@ public final class OverlayService: Sendable {
     /// directory that cannot be used (unreadable, damaged, or in use) is an error.
     public init(configuration: ServiceConfiguration) throws(StoreError) {
         let clock = ServiceClock(mode: configuration.clock)
+        let router = Router(routes: OverlayService.routes)
+        self.router = router
+        metrics = Metrics(routeLabels: router.routeLabels)
         let encoder = OverlayEncoder(streamBufferBytes: configuration.eventBufferBytes)
         let engine = {
             var engine = configuration.engineConfiguration
@@ -86,7 +89,7 @@ public final class OverlayService: Sendable {
         clocks = ClockHandlers(clock: clock, channels: channels, engine: engine)
         channelList = ChannelHandlers(channels: channels)
         serverInfo = ServerHandlers(
-            clock: configuration.clock, endpoints: Router(routes: OverlayService.routes).endpoints, channels: channels,
+            clock: configuration.clock, endpoints: router.endpoints, channels: channels,
             metrics: metrics,
             publisher: publisher)
         store?.start { name, stored in channels.existing(name)?.rollBack(stored: stored) }
