@@ -1,5 +1,5 @@
-# Build stage: the Swift toolchain, libmicrohttpd's, SQLite's, libcurl's and HarfBuzz's headers,
-# and Debian's Inter font (fonts-inter), whose Regular file the run stage takes.
+# Build stage: the Swift toolchain, libmicrohttpd's, SQLite's, libcurl's, HarfBuzz's, libcrypto's
+# and libjwt's headers, and Debian's Inter font (fonts-inter), whose Regular file the run stage takes.
 FROM swift:6.3-bookworm AS build
 # Versions are not pinned (hadolint DL3008): bookworm's security archive replaces a package's
 # version when it is patched and drops the old one, so a pin breaks the build on the next update;
@@ -8,7 +8,7 @@ FROM swift:6.3-bookworm AS build
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get -q update \
     && apt-get -q install -y --no-install-recommends libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev \
-        libharfbuzz-dev fonts-inter pkg-config \
+        libharfbuzz-dev libssl-dev libjwt-dev fonts-inter pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # SwiftPM checks every target of the manifest, the test and fuzz targets too, so their folders
@@ -20,15 +20,16 @@ COPY Fuzz ./Fuzz
 RUN swift build -c release --static-swift-stdlib --product overlayd \
     && install -D "$(swift build -c release --show-bin-path)/overlayd" /out/overlayd
 
-# Run stage: Debian slim, the libmicrohttpd, SQLite, libcurl and HarfBuzz runtimes (libcurl is not
-# linked: publishing and `overlayd post` and `watch` load it when they run; HarfBuzz shapes the
-# text TextMeasure measures), a non-root user and group (10001:10001, so a host folder mounted as
+# Run stage: Debian slim, the libmicrohttpd, SQLite, libcurl, HarfBuzz, libcrypto (libssl3) and
+# libjwt runtimes (libcurl is not linked: publishing and `overlayd post` and `watch` load it when
+# they run; HarfBuzz shapes the text TextMeasure measures), a non-root user and group (10001:10001, so a host folder mounted as
 # the volume can be given to it by number).
 FROM debian:bookworm-slim
 # hadolint ignore=DL3008
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get -q update \
     && apt-get -q install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 libcurl4 libharfbuzz0b \
+        libssl3 libjwt0 \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 overlayd \
     && useradd --system --uid 10001 --gid 10001 --home-dir /var/lib/overlayd --shell /usr/sbin/nologin overlayd \

@@ -41,10 +41,20 @@ let package = Package(
             pkgConfig: "harfbuzz",
             providers: [.apt(["libharfbuzz-dev"])]
         ),
+        // OpenSSL's libcrypto from Debian (libssl-dev): SHA-256, HMAC, the random source and a
+        // constant-time compare, for tokens and webhook signatures; SignedToken checks PEM keys with
+        // it. Only those two import it.
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // libjwt from Debian (libjwt-dev), for verifying signed tokens; only SignedToken imports it.
+        .systemLibrary(name: "CJWT", pkgConfig: "libjwt", providers: [.apt(["libjwt-dev"])]),
         // What every layer with I/O shares: the monotonic clock, the one address parser, threads.
         .target(name: "Platform", swiftSettings: strict),
         // The one room where C lives: libmicrohttpd turned into Request -> Response.
         .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD", "Platform"], swiftSettings: strict),
+        // Hashes, MACs and random secrets from libcrypto, behind a Swift API that shows no C type.
+        .target(name: "Crypto", dependencies: ["CCrypto"], swiftSettings: strict),
+        // A JWT's signature verified by libjwt, its header's algorithm checked first; no clock.
+        .target(name: "SignedToken", dependencies: ["CJWT", "CCrypto"], swiftSettings: strict),
         // The pure overlay state machine: no Foundation, no clock, no I/O.
         .target(name: "OverlayEngine", swiftSettings: strict),
         // The engine's state in SQLite, written by one group-committing thread.
@@ -57,7 +67,8 @@ let package = Package(
         .target(
             name: "OverlayService",
             dependencies: [
-                "OverlayEngine", "OverlayStore", "MicroHTTP", "OverlayPublisher", "Platform", "TextMeasure",
+                "OverlayEngine", "OverlayStore", "MicroHTTP", "OverlayPublisher", "Platform", "TextMeasure", "Crypto",
+                "SignedToken",
             ],
             resources: [.embedInCode("openapi.yaml"), .embedInCode("PreviewPage.html")], swiftSettings: strict),
         // Text widths from HarfBuzz in one font file (Inter by default), behind a Swift API that
@@ -84,6 +95,13 @@ let package = Package(
         // What the test targets share: the one raw HTTP client, event-stream client, child-process
         // runner and `eventually`, loopback sockets, the built executable, files, a seeded generator.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        // Digests and MACs against the NIST and RFC 4231 vectors, randomness, constant-time equality.
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"], swiftSettings: strict),
+        // Tokens and keys that Python's pyjwt and cryptography made (scripts/jwt-fixtures): good,
+        // tampered, confused and refused ones, and verification from many threads at once.
+        .testTarget(
+            name: "SignedTokenTests", dependencies: ["SignedToken", "TestSupport"], exclude: ["Fixtures"],
+            swiftSettings: strict),
         .testTarget(name: "OverlayEngineTests", dependencies: ["OverlayEngine", "TestSupport"], swiftSettings: strict),
         // The responder's and the stream's state machines, driven without sockets.
         .testTarget(
@@ -97,7 +115,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "OverlayServiceTests",
-            dependencies: ["OverlayService", "OverlayEngine", "MicroHTTP", "Platform", "TestSupport"],
+            dependencies: ["OverlayService", "OverlayEngine", "MicroHTTP", "Platform", "TestSupport", "Crypto"],
             swiftSettings: strict
         ),
         .testTarget(
