@@ -8,4 +8,7 @@ public struct AccessRecord: Sendable {
     public var bytes: Int
     public var microseconds: Int64
     public var remoteAddress: String
+    /// Who made the request (`anonymous`, a token's id, `token`, `jwt:<sub>`); empty when no
+    /// handler named one (a request refused before routing).
+    public var principal: String = ""
 }

@@ -110,6 +110,7 @@ extension HTTPResponder {
     func record(status: Int, bytes: Int) -> AccessRecord {
         AccessRecord(
             method: method, path: path, status: status, bytes: bytes,
-            microseconds: (MonotonicClock.nanoseconds() - began) / 1000, remoteAddress: headers.address)
+            microseconds: (MonotonicClock.nanoseconds() - began) / 1000, remoteAddress: headers.address,
+            principal: principal)
     }
 }

@@ -70,6 +70,8 @@ public final class HTTPResponder: @unchecked Sendable {
     /// and its method's place in `RequestDurations.methods`, found once from the request line
     /// (passing the method's string to the count would retain it).
     var route = 0
+    /// Who made the request, as the access log names it (never a secret); set by the handler.
+    var principal = ""
     var methodLabel = RequestDurations.methodCount - 1
 
     init(server: HTTPServer, connection: OpaquePointer) {
@@ -90,6 +92,11 @@ public final class HTTPResponder: @unchecked Sendable {
     /// into its `routes` (0, the default, for a request no route took). Call it in the handler.
     public func label(route: Int) {
         self.route = route
+    }
+
+    /// Names who made the request in its access record (`principal=`): an id, never a secret.
+    public func label(principal: String) {
+        self.principal = principal
     }
 
     /// Answers the request. Only the first answer counts.

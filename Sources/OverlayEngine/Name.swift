@@ -15,10 +15,12 @@ public enum Name {
     /// (view controllers), which a store written before dot segments were refused may hold.
     public static func hasNameCharacters(_ name: String) -> Bool {
         let utf8 = name.utf8
-        return (1...maximumLength).contains(utf8.count)
-            && utf8.allSatisfy {
-                (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
-                    || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
-            }
+        return (1...maximumLength).contains(utf8.count) && utf8.allSatisfy(isNameByte)
+    }
+
+    /// One of `A-Z a-z 0-9 . _ -`.
+    public static func isNameByte(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+            || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
     }
 }

@@ -10,7 +10,8 @@ import Platform
 enum AccessLog {
     static func write(_ record: AccessRecord) {
         var line = "access method=\(record.method) path=\(escaped(record.path)) status=\(record.status)"
-        line += " bytes=\(record.bytes) us=\(record.microseconds) client=\(record.remoteAddress)\n"
+        line += " bytes=\(record.bytes) us=\(record.microseconds) client=\(record.remoteAddress)"
+        line += " principal=\(record.principal.isEmpty ? "-" : escaped(record.principal))\n"
         Diagnostics.write(line)
     }
 
@@ -23,7 +24,8 @@ enum AccessLog {
     static func json(_ record: AccessRecord, at microseconds: Int64) -> String {
         var text = "{\"time\":\"\(timestamp(microseconds))\",\"method\":\(quoted(record.method))"
         text += ",\"path\":\(quoted(record.path)),\"status\":\(record.status),\"bytes\":\(record.bytes)"
-        text += ",\"microseconds\":\(record.microseconds),\"client\":\(quoted(record.remoteAddress))}"
+        text += ",\"microseconds\":\(record.microseconds),\"client\":\(quoted(record.remoteAddress))"
+        text += ",\"principal\":\(record.principal.isEmpty ? "null" : quoted(record.principal))}"
         return text
     }
 

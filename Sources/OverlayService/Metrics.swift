@@ -39,7 +39,7 @@ final class Metrics: Sendable {
 
     func render(
         channels: [(name: String, overlay: OverlaySnapshot, subscribers: Int, waiters: Int)],
-        publishing: PublisherStatistics? = nil
+        publishing: PublisherStatistics? = nil, authFailures: [(reason: String, count: Int)] = []
     ) -> String {
         var text = """
             # HELP overlayd_build_info The running build: overlayd's version and the Swift compiler's.
@@ -55,6 +55,12 @@ final class Metrics: Sendable {
             text += "overlayd_http_responses_total{status=\"\(status)\"} \(count)\n"
         }
         text += renderDurations()
+        text += """
+            # HELP overlayd_auth_failures_total Requests refused for their credential or access, by reason.
+            # TYPE overlayd_auth_failures_total counter
+
+            """
+        for (reason, count) in authFailures { text += "overlayd_auth_failures_total{reason=\"\(reason)\"} \(count)\n" }
         text += """
             # HELP overlayd_messages_posted_total Messages accepted as new (202).
             # TYPE overlayd_messages_posted_total counter

@@ -3,6 +3,7 @@ import OverlayEngine
 import OverlayPublisher
 import OverlayStore
 import Platform
+import SignedToken
 import Synchronization
 
 /// The overlay service: routes HTTP requests to the channels' engines and answers in JSON.
@@ -30,6 +31,9 @@ public final class OverlayService: Sendable {
     let clocks: ClockHandlers
     let channelList: ChannelHandlers
     let serverInfo: ServerHandlers
+    let tokens: TokenHandlers
+    /// Readers held with a credential that can end, to end with it.
+    let held: HeldReaders
     /// Sends every new version to `configuration.publish`, when set.
     let publisher: Publisher<OverlaySnapshot>?
 
@@ -37,7 +41,12 @@ public final class OverlayService: Sendable {
 
     /// The service, with its state restored from the data directory unless `ephemeral`. A data
     /// directory that cannot be used (unreadable, damaged, or in use) is an error.
-    public init(configuration: ServiceConfiguration) throws(StoreError) {
+    public convenience init(configuration: ServiceConfiguration) throws(StoreError) {
+        try self.init(configuration: configuration, wallSeconds: { WallClock.nanoseconds() / 1_000_000_000 })
+    }
+
+    /// The service with `wallSeconds` as the wall clock credentials expire on (tests move it).
+    init(configuration: ServiceConfiguration, wallSeconds: @escaping @Sendable () -> Int64) throws(StoreError) {
         let clock = ServiceClock(mode: configuration.clock)
         let router = Router(routes: OverlayService.routes)
         self.router = router
@@ -58,7 +67,19 @@ public final class OverlayService: Sendable {
         self.scheduler = scheduler
         self.encoder = encoder
         self.store = store
-        self.guardian = AccessGuard(configuration: configuration)
+        let registry = try TokenRegistry(store: store?.tokens, limit: configuration.maxTokens)
+        var signed: SignedTokens?
+        if let jwt = configuration.jwt {
+            do throws(SignedTokenKeyError) {
+                signed = try SignedTokens(jwt)
+            } catch {
+                throw StoreError("access.jwt.key: \(error)")
+            }
+        }
+        let guardian = AccessGuard(
+            configuration: configuration, tokens: registry, signed: signed, wallSeconds: wallSeconds)
+        self.guardian = guardian
+        held = HeldReaders(scheduler: scheduler, wallSeconds: wallSeconds)
         self.preview = PreviewPage(configuration: configuration)
         self.previewFont = PreviewFont(path: configuration.text.path)
         let restored = loaded.enumerated().map { number, channel in
@@ -88,9 +109,10 @@ public final class OverlayService: Sendable {
         statusBars = StatusBarHandlers(channels: channels, encoder: encoder, configuration: engine.statusBar)
         clocks = ClockHandlers(clock: clock, channels: channels, engine: engine)
         channelList = ChannelHandlers(channels: channels)
+        tokens = TokenHandlers(guardian: guardian, held: held, enabled: configuration.tokensEnabled)
         serverInfo = ServerHandlers(
             clock: configuration.clock, endpoints: router.endpoints, channels: channels,
-            metrics: metrics,
+            metrics: metrics, authFailures: guardian.failures,
             publisher: publisher)
         store?.start { name, stored in channels.existing(name)?.rollBack(stored: stored) }
         // The restored channels are stored as this run holds them before anything else happens:
@@ -128,6 +150,7 @@ public final class OverlayService: Sendable {
 
     /// Stops the timer thread and closes the store. The service answers no deadline after this.
     public func shutdown() {
+        guardian.tokens.storeUses()
         scheduler.stop()
         store?.close()
         publisher?.stop(grace: 1)
@@ -135,7 +158,8 @@ public final class OverlayService: Sendable {
 
     /// Answers one request through libmicrohttpd, now or (long-poll, events) later.
     public func handle(_ request: HTTPRequest, _ responder: HTTPResponder) {
-        switch routed(request, responder) {
+        var principal: Principal?
+        switch routed(request, responder, &principal) {
         case .response(let response):
             responder.respond(response)
         case .durable(let response, let sequence):
@@ -148,6 +172,7 @@ public final class OverlayService: Sendable {
             }
         case .wait(var channel, let since, let seconds):
             responder.endIfClientLeaves()
+            if let principal { held.hold(.poll(responder), by: principal, lasts: seconds) }
             // A channel only readers made may be let go between finding it and joining it: then
             // the registry is asked again (and makes a new one).
             while !channel.wait(since: since, seconds: seconds, responder: responder) {
@@ -161,6 +186,7 @@ public final class OverlayService: Sendable {
             guard let stream = responder.stream(status: 200, headers: OverlayService.eventHeaders) else { return }
             // Tell EventSource clients to reconnect after a second, not the default three.
             stream.send(Array("retry: 1000\n\n".utf8))
+            if let principal { held.hold(.stream(stream), by: principal) }
             while !channel.subscribe(stream, lastEventID: lastEventID) {
                 guard let again = try? channels.obtainForReading(channel.name) else { return stream.end() }
                 channel = again
@@ -181,34 +207,49 @@ public final class OverlayService: Sendable {
         Header(name: "X-Accel-Buffering", value: "no"),
     ]
 
-    /// The route table's answer, after the access check the route asks for. A request that
-    /// matches no route is checked as its method implies (a write needs the write token), so
-    /// that what exists is not told to a client without the token.
-    private func routed(_ request: HTTPRequest, _ responder: HTTPResponder) -> Routed {
+    /// The route table's answer, after the access check the route asks for, on the channel it
+    /// addresses. A request that matches no route is checked as its method implies (a write needs
+    /// write access), so that what exists is not told to a client without the access.
+    private func routed(_ request: HTTPRequest, _ responder: HTTPResponder, _ principal: inout Principal?) -> Routed {
         do throws(APIError) {
             switch router.resolve(request) {
-            case .route(let route, let parameters):
+            case .route(let route, var parameters):
                 responder.label(route: parameters.label)
-                try guardian.check(request, route.access)
+                let checked = try guardian.check(request, route.access, channel: accessChannel(request, parameters))
+                responder.label(principal: checked.logName)
+                principal = checked
+                parameters.principal = checked
                 return try route.handler(self, request, parameters)
             case .options(let group):
                 responder.label(route: group.label)
-                try guardian.crossOrigin.check(request, write: false)
+                try guardian.crossOrigin.checkHost(request)
                 return .response(
                     HTTPResponse(
                         status: 204,
                         headers: [group.allowHeader] + guardian.crossOrigin.preflightHeaders(allowing: group.allowed)))
             case .methodNotAllowed(let group):
                 responder.label(route: group.label)
-                try guardian.check(request, group.isOpen ? .open : AccessGuard.impliedAccess(of: request.method))
+                let access = group.isOpen ? .open : AccessGuard.impliedAccess(of: request.method)
+                try guardian.check(request, access, channel: ChannelRegistry.defaultName[...])
                 throw APIError.methodNotAllowed(request.method, allowed: group.allowed)
             case .refused(let error):
-                try guardian.check(request, AccessGuard.impliedAccess(of: request.method))
+                try guardian.check(request, AccessGuard.impliedAccess(of: request.method), channel: "")
                 throw error
             }
         } catch {
             return .response(error.response)
         }
+    }
+
+    /// The channel a route's access is checked on: its own, or for `/events` without a prefix
+    /// the one its `channel` parameter names.
+    private func accessChannel(_ request: HTTPRequest, _ parameters: RouteParameters) -> Substring {
+        if !parameters.prefixed, request.path == "/events",
+            let named = request.query.first(where: { $0.name == "channel" })?.value
+        {
+            return Substring(String(decoding: named, as: UTF8.self))
+        }
+        return parameters.channel[...]
     }
 
     private func scheduleHeartbeat() {
@@ -217,6 +258,7 @@ public final class OverlayService: Sendable {
         // side table and slow every retain of it; `DeadlineScheduler.stop` drops the entries.
         scheduler.schedule(.heartbeat, at: MonotonicClock.nanoseconds() + interval) { [self] in
             let comment = Array(": heartbeat\n\n".utf8)
+            guardian.tokens.storeUses()
             for channel in channels.all { channel.heartbeat(comment) }
             scheduleHeartbeat()
         }

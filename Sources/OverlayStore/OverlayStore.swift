@@ -24,6 +24,8 @@ public final class OverlayStore: Sendable {
     /// The data directory's lock, held until `close()` (-1 once released).
     private let lockDescriptor: Atomic<Int32>
     let writer: StoreWriter
+    /// The tokens made through the API, on their own connection.
+    public let tokens: TokenStore
     private let thread = ConditionThread(Queue())
 
     /// What the writer thread and the submitters share, under the thread's lock.
@@ -113,6 +115,7 @@ public final class OverlayStore: Sendable {
             throw StoreError("\(path) cannot be written: \(error)")
         }
         writer = try StoreWriter(database: database)
+        tokens = try TokenStore(path: path)
         opened = true
     }
 

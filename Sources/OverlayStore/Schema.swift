@@ -300,6 +300,27 @@ enum Schema {
             ALTER TABLE leaving_messages ADD COLUMN has_been_shown INTEGER NOT NULL DEFAULT 0;
             """
         ),
+        (
+            // Tokens made through the API (docs/ACCESS.md): the secret's SHA-256 in hex and its
+            // first 8 characters, never the secret; grants as the JSON the API takes; times in
+            // Unix seconds. A revoked token keeps its row, so that its use is told apart from an
+            // unknown secret's.
+            7,
+            """
+            CREATE TABLE tokens (
+              id TEXT PRIMARY KEY,
+              hash TEXT NOT NULL UNIQUE,
+              prefix TEXT NOT NULL,
+              label TEXT NOT NULL,
+              grants TEXT NOT NULL,
+              admin INTEGER NOT NULL,
+              expires_at INTEGER,
+              created_at INTEGER NOT NULL,
+              last_used_at INTEGER,
+              revoked_at INTEGER
+            ) WITHOUT ROWID;
+            """
+        ),
     ]
 
     static var latest: Int64 { migrations.last!.version }

@@ -38,7 +38,7 @@ struct ConfigurationTableTests {
         #expect(variables.allSatisfy { $0.hasPrefix("OVERLAYD_") })
         #expect(
             Self.table.objects.sorted() == [
-                "", "cors", "limits", "pill", "progressBar", "statusBar", "statusBar.colours", "text",
+                "", "access", "cors", "limits", "pill", "progressBar", "statusBar", "statusBar.colours", "text",
             ])
     }
 

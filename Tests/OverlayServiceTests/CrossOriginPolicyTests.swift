@@ -119,10 +119,13 @@ struct CrossOriginPolicyTests {
         #expect(policy.mayWrite(origin: "http://127.0.0.1:8080", host: nil) == false)
     }
 
-    /// With a token configured the bearer token stops forged writes: any origin may try.
-    @Test func tokenTurnsTheOriginRuleOff() {
+    /// A configured token does not turn the origin rule off: the guard skips it only for a write
+    /// that carries a valid credential, which a forged write never does.
+    @Test func tokenLeavesTheOriginRuleOn() {
         let policy = Self.policy { $0.token = "a-write-token" }
-        #expect(policy.refusal(write: true, origin: "https://evil.test", host: "127.0.0.1:8080") == nil)
+        #expect(
+            policy.refusal(write: true, origin: "https://evil.test", host: "127.0.0.1:8080")
+                == .foreignOrigin("https://evil.test"))
         #expect(policy.refusal(write: true, origin: nil, host: "evil.test") == .foreignHost("evil.test"))
     }
 

@@ -159,7 +159,8 @@ struct CrossOriginTests {
         #expect(viaName.status == 202)
     }
 
-    /// With a token, a page of any origin that holds it may write; without it, 401 as before.
+    /// With a token, a page of any origin that holds it may write; without a credential the write
+    /// is a forged one: 403 `origin_not_allowed`, before any question of access.
     @Test func tokenLetsOtherOriginsWrite() throws {
         let live = try LiveServer { $0.token = "the-write-token" }
         let evil = ("Origin", "https://dashboard.example")
@@ -169,7 +170,7 @@ struct CrossOriginTests {
             body: "hello")
         #expect(with.status == 202 && with.header(Self.allowAny) == "*")
         let without = try live.request("POST", "/messages", headers: [evil, ("Content-Type", "text/plain")], body: "x")
-        expectError(without, status: 401, code: "unauthorized")
+        expectError(without, status: 403, code: "origin_not_allowed")
     }
 
     /// On loopback, a request for a name that is not this machine's is refused, read or write;

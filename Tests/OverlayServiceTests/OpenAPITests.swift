@@ -46,6 +46,7 @@ struct OpenAPITests {
             case ("PUT", "statusbar"): #"{"hidden": true, "animation": "slide"}"#
             case ("PUT", "controllers"): #"{"root": "main", "controllers": [{"name": "main"}]}"#
             case ("POST", "clock"): #"{"advance": 0.5}"#
+            case ("POST", "tokens"): #"{"label": "sample", "grants": [{"channels": "*", "access": "read"}]}"#
             default: nil
             }
         return (path, body)
@@ -91,7 +92,7 @@ struct OpenAPITests {
     @Test func statuses() throws {
         let outline = try Self.outline()
         // 414 is libmicrohttpd's own, for a request line too long for the pool (MalformedInputTests).
-        let known: Set<Int> = [200, 202, 204, 304, 400, 401, 403, 404, 405, 409, 413, 414, 415, 422, 429, 503]
+        let known: Set<Int> = [200, 201, 202, 204, 304, 400, 401, 403, 404, 405, 409, 413, 414, 415, 422, 429, 503]
         for operation in outline.operations {
             #expect(!operation.statuses.isEmpty, "\(operation) documents no response")
             #expect(Set(operation.statuses).isSubset(of: known), "\(operation): \(operation.statuses)")
@@ -133,10 +134,12 @@ struct OpenAPITests {
             let node = outline.root["paths"]?[route.path]?[route.method.lowercased()]
             let security = node?["security"]?.children.map { $0.value ?? "" } ?? []
             switch route.access {
-            case .open: #expect(security == [], "\(route.method) \(route.path) is open: security: []")
-            case .read:
-                #expect(security.contains("{}"), "\(route.method) \(route.path) needs no token unless configured")
-            case .write: #expect(!security.contains("{}"), "\(route.method) \(route.path) needs the write token")
+            case .open, .subrequest:
+                #expect(security == [], "\(route.method) \(route.path) is open: security: []")
+            case .anyone, .read, .readEverything, .readSome:
+                #expect(security.contains("{}"), "\(route.method) \(route.path) needs no credential unless configured")
+            case .write, .writeEverything, .admin:
+                #expect(!security.contains("{}"), "\(route.method) \(route.path) needs a credential")
             }
         }
     }
@@ -149,6 +152,15 @@ struct OpenAPITests {
         // A hierarchy decides only with controllers appearance (else 409): that PUT goes to a
         // server configured so.
         let controllers = try LiveServer { $0.engine.statusBar.appearance = .controllers }
+        // Token management needs an admin: those operations go to a server with `token` set, as
+        // it, with a token made for the ones on /tokens/{id}.
+        let adminToken = "openapi-admin-token"
+        let admin = try LiveServer { $0.token = adminToken }
+        let asAdmin = [("Authorization", "Bearer \(adminToken)")]
+        let made = try admin.request(
+            "POST", "/tokens", headers: asAdmin,
+            body: #"{"label": "x", "grants": [{"channels": "*", "access": "read"}]}"#)
+        let madeID = try #require(made.json["id"]?.string)
         // Messages in both spellings of the default channel, so that ids exist for every
         // operation on /messages/{id} (a DELETE ends one; later PATCHes of it are 409).
         var nextID = 1
@@ -174,8 +186,14 @@ struct OpenAPITests {
                 (status, answer) = (response.status, String(decoding: response.body.prefix(200), as: UTF8.self))
                 #expect(response.header("Content-Type") == "text/event-stream; charset=utf-8")
             } else {
-                let headers = body == nil ? [] : [("Content-Type", "application/json")]
-                let server = operation.method == "PUT" && path.hasSuffix("/controllers") ? controllers : live
+                var headers = body == nil ? [] : [("Content-Type", "application/json")]
+                var server = operation.method == "PUT" && path.hasSuffix("/controllers") ? controllers : live
+                var path = path
+                if operation.path.hasPrefix("/tokens") {
+                    server = admin
+                    headers += asAdmin
+                    path = operation.path.replacing("{id}", with: madeID)
+                }
                 let response = try server.request(operation.method, path, headers: headers, body: body)
                 (status, answer) = (response.status, response.text)
                 if operation.method == "OPTIONS" {
@@ -272,6 +290,18 @@ struct OpenAPITests {
             hidden.json["statusBar"]?["animation"], ["StatusBar", "properties", "animation"], optional: ["curve"])
         expectKeys(try live.get("/statusbar").json, ["StatusBarState"])
         let controllers = try LiveServer { $0.engine.statusBar.appearance = .controllers }
+        // Token management needs an admin: those operations go to a server with `token` set, as
+        // it, with a token made for the ones on /tokens/{id}.
+        let adminToken = "openapi-admin-token"
+        let admin = try LiveServer { $0.token = adminToken }
+        let asAdmin = [("Authorization", "Bearer \(adminToken)")]
+        let made = try admin.request(
+            "POST", "/tokens", headers: asAdmin,
+            body: #"{"label": "x", "grants": [{"channels": "*", "access": "read"}]}"#)
+        expectKeys(made.json, ["CreatedToken"])
+        let madeID = try #require(made.json["id"]?.string)
+        expectKeys(try admin.request("GET", "/tokens/\(madeID)", headers: asAdmin).json, ["Token"])
+        expectKeys(try admin.request("GET", "/whoami", headers: asAdmin).json, ["Principal"])
         let hierarchy = #"{"root": "main", "controllers": [{"name": "main", "presented": "modal"}, {"name": "modal"}]}"#
         #expect(try controllers.request("PUT", "/statusbar/controllers", body: hierarchy).status == 200)
         let state = try controllers.get("/statusbar").json
@@ -301,7 +331,8 @@ struct OpenAPITests {
                 .flowList ?? [])
         for code in [
             "not_found", "invalid_field", "bad_request", "method_not_allowed", "unsupported_media_type",
-            "origin_not_allowed", "host_not_allowed", "controller_based_appearance",
+            "origin_not_allowed", "host_not_allowed", "controller_based_appearance", "unauthorized", "invalid_token",
+            "forbidden", "too_many_tokens",
         ] {
             #expect(codes.contains(code), "\(code) is not documented")
         }

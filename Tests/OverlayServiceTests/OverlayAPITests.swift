@@ -311,6 +311,8 @@ struct OverlayAPITests {
         #expect(endpoints.contains("PUT /presentation"))
         #expect(endpoints.contains("POST /overlay/hold"))
         #expect(endpoints.contains("GET /preview/font"))
-        #expect(endpoints.count == 26)
+        #expect(
+            endpoints.contains("POST /tokens") && endpoints.contains("GET /whoami") && endpoints.contains("GET /auth"))
+        #expect(endpoints.count == 32)
     }
 }

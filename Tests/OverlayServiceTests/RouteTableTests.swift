@@ -117,19 +117,20 @@ struct RouteTableTests {
                 let none = status(route.method, path, token: nil)
                 let read = status(route.method, path, token: "read-secret")
                 let write = status(route.method, path, token: "write-secret")
+                let at = "\(route.method) \(path)"
                 switch route.access {
-                case .open:
-                    #expect(none != 401 && read != 401 && write != 401, "\(route.method) \(path)")
-                case .read:
-                    #expect(none == 401 && read != 401 && write != 401, "\(route.method) \(path)")
-                case .write:
-                    #expect(none == 401 && read == 401 && write != 401, "\(route.method) \(path)")
+                case .open, .anyone:
+                    #expect(none != 401 && read != 401 && write != 401, "\(at)")
+                case .read, .readEverything, .readSome, .subrequest:
+                    #expect(none == 401 && ![401, 403].contains(read) && ![401, 403].contains(write), "\(at)")
+                case .write, .writeEverything, .admin:
+                    #expect(none == 401 && read == 403 && ![401, 403].contains(write), "\(at)")
                 }
             }
         }
         #expect(status("GET", "/nope", token: nil) == 401)
         #expect(status("GET", "/nope", token: "read-secret") == 404)
-        #expect(status("PUT", "/messages", token: "read-secret") == 401)
+        #expect(status("PUT", "/messages", token: "read-secret") == 403)
         #expect(status("PUT", "/messages", token: "write-secret") == 405)
         #expect(status("POST", "/healthz", token: nil) == 405, "a path whose rows are all open stays open")
         #expect(status("OPTIONS", "/messages", token: nil) == 204)

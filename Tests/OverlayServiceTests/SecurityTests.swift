@@ -31,12 +31,13 @@ struct TokenTests {
         }
     }
 
-    /// Expects 401 `unauthorized` with the challenge of RFC 6750: `invalid_token` only when a
-    /// token was presented and is wrong.
+    /// Expects 401 with the challenge of RFC 6750: `invalid_token` when a credential was
+    /// presented and is not valid (never taken as anonymous), else `unauthorized`.
     static func expectUnauthorized(
         _ response: HTTPReply, wrongToken: Bool, sourceLocation: SourceLocation = #_sourceLocation
     ) {
-        expectError(response, status: 401, code: "unauthorized", sourceLocation: sourceLocation)
+        expectError(
+            response, status: 401, code: wrongToken ? "invalid_token" : "unauthorized", sourceLocation: sourceLocation)
         let challenge = wrongToken ? #"Bearer realm="overlayd", error="invalid_token""# : #"Bearer realm="overlayd""#
         #expect(response.header("WWW-Authenticate") == challenge, sourceLocation: sourceLocation)
     }
@@ -59,9 +60,10 @@ struct TokenTests {
             ("Bearer \(TokenTests.writeToken)x", true),
             ("Bearer \(TokenTests.writeToken.dropLast())", true),
             ("Bearer \(TokenTests.writeToken.uppercased())", true),
-            ("Basic \(TokenTests.writeToken)", false),
-            (TokenTests.writeToken, false),
-            ("Bearer", false),
+            ("Basic \(TokenTests.writeToken)", true),
+            (TokenTests.writeToken, true),
+            ("Bearer", true),
+            ("Bearer ", true),
         ]
         for write in writes {
             let missing = try live.request(write.method, write.path, headers: json, body: write.body)
@@ -71,10 +73,10 @@ struct TokenTests {
                     write.method, write.path, headers: json + [("Authorization", header)], body: write.body)
                 TokenTests.expectUnauthorized(refused, wrongToken: isWrongToken)
             }
-            // The token is not taken from the query string for a write.
+            // The token is not taken from the query string for a write: 400 naming auth.
             let query = try live.request(
                 write.method, write.path + "?auth=\(TokenTests.writeToken)", headers: json, body: write.body)
-            TokenTests.expectUnauthorized(query, wrongToken: false)
+            expectError(query, status: 400, code: "bad_request", field: "auth")
             let allowed = try live.request(
                 write.method, write.path, headers: json + TokenTests.bearer(TokenTests.writeToken), body: write.body)
             #expect(
@@ -138,12 +140,14 @@ struct TokenTests {
             #expect(try live.get("/overlay?auth=\(token)").status == 200)
             #expect(try live.get("/messages?auth=\(token)").status == 200)
         }
-        // The read token does not allow writes, in the header or the query.
-        TokenTests.expectUnauthorized(
-            try live.request("POST", "/messages", headers: TokenTests.bearer(TokenTests.readToken), body: "no"),
-            wrongToken: true)
-        TokenTests.expectUnauthorized(
-            try live.request("POST", "/messages?auth=\(TokenTests.readToken)", body: "no"), wrongToken: false)
+        // The read token does not allow writes: 403 in the header, 400 naming auth in the query.
+        let forbidden = try live.request(
+            "POST", "/messages", headers: TokenTests.bearer(TokenTests.readToken), body: "no")
+        expectError(forbidden, status: 403, code: "forbidden")
+        #expect(forbidden.header("WWW-Authenticate") == #"Bearer realm="overlayd", error="insufficient_scope""#)
+        expectError(
+            try live.request("POST", "/messages?auth=\(TokenTests.readToken)", body: "no"), status: 400,
+            code: "bad_request", field: "auth")
         // Liveness and CORS preflights stay open.
         #expect(try live.get("/healthz").status == 200)
         #expect(try live.request("OPTIONS", "/overlay").status == 204)
@@ -163,7 +167,7 @@ struct TokenTests {
             ("GET", "/overlay", TokenTests.bearer(TokenTests.readToken), nil, 200),
             ("GET", "/overlay?auth=\(TokenTests.readToken)", [], nil, 200),
             ("GET", "/messages?auth=\(TokenTests.writeToken)&x=1", [], nil, 200),
-            ("POST", "/messages?auth=\(TokenTests.writeToken)", [], "refused", 401),
+            ("POST", "/messages?auth=\(TokenTests.writeToken)", [], "refused", 400),
             ("GET", "/overlay?auth=\(TokenTests.readToken)x", [], nil, 401),
             ("GET", "/nowhere?auth=\(TokenTests.readToken)", [], nil, 404),
         ]

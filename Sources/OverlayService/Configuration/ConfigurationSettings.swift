@@ -46,6 +46,11 @@ enum ConfigurationSettings {
         Row(
             .token("readToken"), \.readToken, "token every read must carry", variable: "OVERLAYD_READ_TOKEN",
             emptyIsOff: true),
+        Row(
+            "access.anonymous", "what a request without a credential may do: read-write, read, write, none or grants",
+            read: AccessSettings.readAnonymous),
+        Row("access.jwt", "signed tokens: algorithm, key, issuer, audience", read: AccessSettings.readJWT),
+        Row(.bool("access.tokens"), \.tokensEnabled, "the token API at /tokens"),
         Row("cors.allowOrigins", "origins whose pages may read", read: CrossOriginPolicy.readAllowedOrigins),
         Row("allowedHosts", "host names besides loopback ones", read: CrossOriginPolicy.readAllowedHosts),
         Row(
@@ -125,6 +130,7 @@ enum ConfigurationSettings {
         Row(
             .whole("limits.sendBufferBytes").within(0...(64 << 20)), \.sendBufferBytes,
             "any connection's send queue"),
+        Row(.whole("limits.maxTokens").within(0...1_000_000), \.maxTokens, "live tokens made through the API"),
         Row(.whole("limits.maxPageBytes").within((64 << 10)...(64 << 20)), \.maxPageBytes, "a page of messages"),
     ]
 }

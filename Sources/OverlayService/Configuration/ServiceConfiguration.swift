@@ -62,6 +62,15 @@ public struct ServiceConfiguration: Hashable, Sendable, CustomStringConvertible 
     public var token: String?
     /// When set, reads need it (or the write token) too; `/healthz` stays open.
     public var readToken: String?
+    /// `access.anonymous`: what a request without a credential may do; nil derives it from the
+    /// tokens as before grants existed (write unless `token` is set, read unless `readToken` is).
+    var anonymousAccess: Grants?
+    /// `access.jwt`: signed tokens, when set.
+    public var jwt: SignedTokenSettings?
+    /// `access.tokens`: whether the token API (`/tokens`) is there; off, it answers 404.
+    public var tokensEnabled = true
+    /// Created tokens that may be live at once.
+    public var maxTokens = 10_000
     /// Origins whose pages may read overlayd from a browser (CORS): `*` for any, or origins by
     /// name (`https://dash.example`), which may also write without a token. Empty: no CORS headers.
     public var corsAllowOrigins = ["*"]
@@ -83,6 +92,17 @@ public struct ServiceConfiguration: Hashable, Sendable, CustomStringConvertible 
     public var description: String {
         "ServiceConfiguration(host: \(host), port: \(port), clock: \(clock.rawValue), token: "
             + "\(token == nil ? "none" : "set"), readToken: \(readToken == nil ? "none" : "set"))"
+    }
+
+    /// The grants of a request without a credential.
+    var anonymousGrants: Grants {
+        if let anonymousAccess { return anonymousAccess }
+        switch (token != nil, readToken != nil) {
+        case (false, false): return .readWriteAll
+        case (true, false): return .readAll
+        case (false, true): return .writeAll
+        case (true, true): return .none
+        }
     }
 
     /// The engine's settings with the configured device's profile.

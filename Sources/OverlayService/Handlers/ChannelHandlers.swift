@@ -5,8 +5,12 @@ import OverlayEngine
 struct ChannelHandlers: Sendable {
     let channels: ChannelRegistry
 
-    func list() -> HTTPResponse {
-        let summaries = channels.all.compactMap(ChannelSummary.init)
+    /// The channels the principal may read, and no other.
+    func list(_ parameters: RouteParameters) -> HTTPResponse {
+        let principal = parameters.principal
+        let summaries = channels.all.filter { channel in
+            principal.map { $0.access(to: channel.name).contains(.read) } ?? true
+        }.compactMap(ChannelSummary.init)
         return HTTPResponse.json(200, headers: [.json, .noStore]) {
             $0.beginObject()
             $0.key("channels")

@@ -10,14 +10,31 @@ import OverlayEngine
 /// A class: the router hands a row to every request, and a reference is one retain where a copy
 /// of the struct would retain each of its strings and its handler.
 final class Route: Sendable {
-    /// Who may call the route.
+    /// What a principal needs to call the route (docs/ACCESS.md).
     enum Access: Sendable, Equatable {
-        /// Anyone, even with a read token configured (liveness probes).
+        /// Anyone, with no credential checked (liveness probes, the preview page, the description).
         case open
-        /// Open unless a read token is configured.
+        /// Any principal, anonymous included; a credential presented must be valid (`/whoami`).
+        case anyone
+        /// Read on the route's channel.
         case read
-        /// Needs the write token when one is configured, and counts against the write rate.
+        /// Write on the route's channel; counts against the write rate.
         case write
+        /// Read on every channel: what shows them all at once (`/metrics`, the index).
+        case readEverything
+        /// Write on every channel: what changes them all at once (the manual clock).
+        case writeEverything
+        /// A credential, or an anonymous principal that may read somewhere: answers that each
+        /// principal sees only its share of (`GET /channels`).
+        case readSome
+        /// An admin token (token management).
+        case admin
+        /// Read on the channel of another request, which the handler names and checks (`GET
+        /// /auth`, nginx's question about a subscriber): the guard checks only the host.
+        case subrequest
+
+        /// Whether the route changes something: `?auth=` is refused and the write rate applies.
+        var isWrite: Bool { self == .write || self == .writeEverything || self == .admin }
     }
 
     /// Where the path lives.
@@ -114,6 +131,8 @@ struct RouteParameters: Sendable {
     /// The matched pattern's place in `Router.routeLabels` (set as the parameters are made: a
     /// copy to set it afterwards would retain the strings).
     var label = 0
+    /// Who made the request, once its access is checked.
+    var principal: Principal?
 
     /// How this request spelled the channel, for `Location` headers.
     var prefix: String { prefixed ? "/channels/\(channel)" : "" }

@@ -2,7 +2,9 @@ extension OverlayService {
     /// Every endpoint of overlayd (see `Route`): one row each, and its handler. Channel routes
     /// also answer under `/channels/{name}`; the index at `GET /` lists them in this order.
     static let routes: [Route] = [
-        Route("GET", "/", .server, .read) { service, _, _ throws(APIError) in .response(service.serverInfo.index()) },
+        Route("GET", "/", .server, .readEverything) { service, _, _ throws(APIError) in
+            .response(service.serverInfo.index())
+        },
         Route("POST", "/messages", .channel, .write) { service, request, parameters throws(APIError) in
             try service.messages.post(request, parameters)
         },
@@ -59,8 +61,8 @@ extension OverlayService {
         Route("GET", "/preview/font", .server, .open) { service, request, _ throws(APIError) in
             .response(try service.previewFont.response(to: request))
         },
-        Route("GET", "/channels", .server, .read) { service, _, _ throws(APIError) in
-            .response(service.channelList.list())
+        Route("GET", "/channels", .server, .readSome) { service, _, parameters throws(APIError) in
+            .response(service.channelList.list(parameters))
         },
         Route("GET", "/channels/{name}", .server, .read) { service, _, parameters throws(APIError) in
             .response(try service.channelList.summary(parameters))
@@ -68,15 +70,35 @@ extension OverlayService {
         Route("GET", "/healthz", .server, .open) { service, _, _ throws(APIError) in
             .response(service.serverInfo.health())
         },
-        Route("GET", "/metrics", .server, .read) { service, _, _ throws(APIError) in
+        Route("GET", "/metrics", .server, .readEverything) { service, _, _ throws(APIError) in
             .response(service.serverInfo.metricsText())
         },
-        Route("GET", "/clock", .server, .read) { service, _, _ throws(APIError) in .response(service.clocks.get()) },
-        Route("POST", "/clock", .server, .write) { service, request, _ throws(APIError) in
+        Route("GET", "/clock", .server, .readSome) { service, _, _ throws(APIError) in .response(service.clocks.get())
+        },
+        Route("POST", "/clock", .server, .writeEverything) { service, request, _ throws(APIError) in
             .response(try service.clocks.post(request))
         },
-        Route("GET", "/openapi.yaml", .server, .read) { service, request, _ throws(APIError) in
+        Route("GET", "/openapi.yaml", .server, .open) { service, request, _ throws(APIError) in
             .response(service.serverInfo.openAPI(request))
+        },
+        Route("POST", "/tokens", .server, .admin) { service, request, _ throws(APIError) in
+            .response(try service.tokens.create(request))
+        },
+        Route("GET", "/tokens", .server, .admin) { service, _, _ throws(APIError) in
+            .response(try service.tokens.list())
+        },
+        Route("GET", "/tokens/{id}", .server, .admin) { service, _, parameters throws(APIError) in
+            .response(try service.tokens.get(parameters))
+        },
+        Route("DELETE", "/tokens/{id}", .server, .admin) { service, _, parameters throws(APIError) in
+            .response(try service.tokens.revoke(parameters))
+        },
+        // nginx's question before nchan takes a subscriber: it checks the credential itself.
+        Route("GET", "/auth", .server, .subrequest) { service, request, _ throws(APIError) in
+            .response(try AuthHandlers(guardian: service.guardian).authorize(request))
+        },
+        Route("GET", "/whoami", .server, .anyone) { service, _, parameters throws(APIError) in
+            .response(service.tokens.whoami(parameters))
         },
     ]
 }

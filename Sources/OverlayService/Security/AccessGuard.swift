@@ -1,22 +1,44 @@
+import Crypto
 import MicroHTTP
 import Platform
 import Synchronization
 
-/// Who may do what: write and read tokens, and the per-client write rate.
+/// Who may do what: the credential a request carries, resolved to a principal; that principal's
+/// access to what the route needs; and the write rate per principal.
 final class AccessGuard: Sendable {
     private let writeToken: [UInt8]?
     private let readToken: [UInt8]?
     private let limiter: RateLimiter?
     /// Which web pages may read and write (CORS, forged writes, DNS rebinding).
     let crossOrigin: CrossOriginPolicy
+    let tokens: TokenRegistry
+    let signed: SignedTokens?
+    let failures: AuthFailureCounts
+    /// Unix seconds on the wall clock: what expiries are judged on, in both clock modes.
+    let wallSeconds: @Sendable () -> Int64
 
-    init(configuration: ServiceConfiguration) {
+    let anonymous: Principal
+    private let writeTokenPrincipal = Principal(.token, grants: .readWriteAll, admin: true)
+    private let readTokenPrincipal = Principal(.readToken, grants: .readAll)
+    /// With no credential configured, `Authorization` headers are ignored as they always were.
+    private let credentialsConfigured: Bool
+
+    init(
+        configuration: ServiceConfiguration, tokens: TokenRegistry, signed: SignedTokens?,
+        wallSeconds: @escaping @Sendable () -> Int64
+    ) {
         crossOrigin = CrossOriginPolicy(configuration: configuration)
         writeToken = configuration.token.map { Array($0.utf8) }
         readToken = configuration.readToken.map { Array($0.utf8) }
         limiter =
             configuration.writesPerSecond > 0
             ? RateLimiter(rate: configuration.writesPerSecond, burst: Double(configuration.writeBurst)) : nil
+        self.tokens = tokens
+        self.signed = signed
+        self.wallSeconds = wallSeconds
+        failures = AuthFailureCounts()
+        anonymous = Principal(.anonymous, grants: configuration.anonymousGrants)
+        credentialsConfigured = configuration.token != nil || configuration.readToken != nil || signed != nil
     }
 
     /// The access a request for no route is checked with: what its method would need.
@@ -28,66 +50,129 @@ final class AccessGuard: Sendable {
         }
     }
 
-    /// Refuses a request from a web page that may not make it (403), one without the token its
-    /// route needs (401), or a write over the client's rate (429). Open routes (liveness, the
-    /// preview page) and OPTIONS need no token, so that health checks, CORS preflights and the
-    /// page work; the cross-origin checks apply to every request.
-    func check(_ request: HTTPRequest, _ access: Route.Access) throws(APIError) {
-        try crossOrigin.check(request, write: access == .write)
-        if access == .open || request.method == "OPTIONS" { return }
-        let write = access == .write
-        if write, let writeToken {
-            try require(request, anyOf: [writeToken], allowQuery: false)
-        } else if !write, let readToken {
-            try require(request, anyOf: [readToken] + (writeToken.map { [$0] } ?? []), allowQuery: true)
+    /// The request's principal, once its credential, its origin, its access to `channel` (for the
+    /// channel's routes) and the write rate allow the request; else the refusal (401, 403, 429).
+    /// Open routes check nothing but the web page's host, so that health checks and CORS
+    /// preflights work.
+    @discardableResult
+    func check(_ request: HTTPRequest, _ access: Route.Access, channel: Substring) throws(APIError) -> Principal {
+        try crossOrigin.checkHost(request)
+        if access == .open || access == .subrequest || request.method == "OPTIONS" { return anonymous }
+        let credentials = credentialsConfigured || tokens.hasTokens
+        if credentials, access.isWrite, request.header("Authorization") == nil,
+            request.query.contains(where: { $0.name == "auth" })
+        {
+            throw .badRequest(
+                "auth is taken on reads only; send a writer's token as Authorization: Bearer <token>", field: "auth")
         }
-        if write, let limiter {
-            let wait = limiter.take(for: request.remoteAddress)
+        let principal: Principal
+        do throws(AccessRefusal) {
+            principal = try resolve(request, write: access.isWrite)
+        } catch {
+            failures.count(error)
+            throw error.error
+        }
+        // A browser never attaches a credential on its own: a forged write comes without one.
+        if access.isWrite && !principal.presentedCredential { try crossOrigin.checkOrigin(request) }
+        do throws(AccessRefusal) {
+            try authorize(principal, access, channel: channel)
+        } catch {
+            failures.count(error)
+            throw error.error
+        }
+        if access.isWrite, let limiter {
+            let client = principal.rateKey ?? request.remoteAddress
+            let wait = limiter.take(for: client)
             if wait > 0 {
                 throw APIError(
-                    status: 429, code: "rate_limited",
-                    message: "too many writes from \(request.remoteAddress); slow down",
+                    status: 429, code: "rate_limited", message: "too many writes; slow down",
                     headers: [Header(name: "Retry-After", value: String(Int(wait.rounded(.up))))])
             }
         }
+        return principal
     }
 
-    /// `Authorization: Bearer <token>`, or (reads only, for EventSource, which cannot set headers)
-    /// `?auth=<token>`. Compared in constant time.
-    private func require(_ request: HTTPRequest, anyOf tokens: [[UInt8]], allowQuery: Bool) throws(APIError) {
-        var presented: [UInt8]?
+    /// For `GET /auth`: refuses the request's credential (or anonymous) unless it may read
+    /// `channel`, as a read of that channel through the API would be refused.
+    func authorizeRead(_ request: HTTPRequest, channel: String) throws(APIError) {
+        do throws(AccessRefusal) {
+            let principal = try resolve(request, write: false)
+            try authorize(principal, .read, channel: channel[...])
+        } catch {
+            failures.count(error)
+            throw error.error
+        }
+    }
+
+    /// The principal of the request's credential: `Authorization: Bearer`, else (reads only,
+    /// for EventSource, which cannot set headers) `?auth=`, else anonymous. A credential that is
+    /// presented and not valid is refused, never taken as anonymous.
+    func resolve(_ request: HTTPRequest, write: Bool) throws(AccessRefusal) -> Principal {
+        guard credentialsConfigured || tokens.hasTokens else { return anonymous }
+        let presented: [UInt8]
         if let header = request.header("Authorization") {
             let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-            if parts.count == 2, parts[0].lowercased() == "bearer" {
-                presented = Array(parts[1].trimmingSpaces().utf8)
+            guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+                throw .invalid("the Authorization header must be Bearer <token>")
             }
-        } else if allowQuery, let query = request.query.first(where: { $0.name == "auth" }) {
-            presented = query.value
+            presented = Array(parts[1].trimmingSpaces().utf8)
+        } else if !write, let query = request.query.first(where: { $0.name == "auth" }) {
+            presented = query.value ?? []
+        } else {
+            return anonymous
         }
-        guard let presented else {
-            throw APIError(
-                status: 401, code: "unauthorized", message: "this needs Authorization: Bearer <token>",
-                headers: [Header(name: "WWW-Authenticate", value: "Bearer realm=\"overlayd\"")])
-        }
-        // Every token is compared, matched or not, so the time taken says nothing about which.
-        var matched = false
-        for token in tokens where AccessGuard.constantTimeEquals(presented, token) { matched = true }
-        guard matched else {
-            throw APIError(
-                status: 401, code: "unauthorized", message: "the token is not valid",
-                headers: [Header(name: "WWW-Authenticate", value: "Bearer realm=\"overlayd\", error=\"invalid_token\"")]
-            )
-        }
+        return try principal(for: presented)
     }
 
-    /// Equality whose time depends only on the lengths, not on where the bytes first differ.
-    static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)
-        if a.count != b.count { difference |= 1 }
-        for index in 0..<max(a.count, b.count) {
-            difference |= (index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0)
+    /// The principal a bearer value names, in the order configured tokens, created tokens, JWTs.
+    func principal(for presented: [UInt8]) throws(AccessRefusal) -> Principal {
+        // Both configured tokens are compared, matched or not: the time says nothing about which.
+        let isWriteToken = writeToken.map { ConstantTime.equals(presented, $0) } ?? false
+        let isReadToken = readToken.map { ConstantTime.equals(presented, $0) } ?? false
+        if isWriteToken { return writeTokenPrincipal }
+        if isReadToken { return readTokenPrincipal }
+        let now = wallSeconds()
+        if TokenRegistry.isSecretShaped(presented) {
+            switch tokens.lookUp(secret: presented, now: now) {
+            case .found(let principal): return principal
+            case .unknown: throw .invalid("the token is not valid")
+            case .revoked: throw .revoked
+            case .expired: throw .expired
+            }
         }
-        return difference == 0
+        if let signed, SignedTokens.isShaped(presented) {
+            return try signed.principal(String(decoding: presented, as: UTF8.self), now: now)
+        }
+        throw .invalid("the token is not valid")
+    }
+
+    /// Whether `principal` has `access`, on `channel` where the route is a channel's.
+    func authorize(_ principal: Principal, _ access: Route.Access, channel: Substring) throws(AccessRefusal) {
+        let allowed: Bool
+        let missing: String
+        switch access {
+        case .open, .anyone, .subrequest:
+            return
+        case .read, .write:
+            let needed: ChannelAccess = access == .read ? .read : .write
+            allowed = principal.access(to: channel).isSuperset(of: needed)
+            missing = "no \(needed.name) access to channel \(channel)"
+        case .readEverything:
+            allowed = principal.grants.coversEverything(.read)
+            missing = "this needs read access to every channel"
+        case .writeEverything:
+            allowed = principal.grants.coversEverything(.write)
+            missing = "this needs write access to every channel"
+        case .readSome:
+            allowed =
+                principal.presentedCredential || principal.grants.list.contains { $0.access.access.contains(.read) }
+            missing = "no read access to any channel"
+        case .admin:
+            allowed = principal.admin
+            missing = "this needs an admin token"
+        }
+        guard !allowed else { return }
+        throw principal.presentedCredential ? .forbidden(missing) : .missing
     }
 }
 

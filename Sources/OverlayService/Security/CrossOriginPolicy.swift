@@ -10,8 +10,8 @@ import Platform
 ///
 /// A browser sends a text or form POST to any site without asking first, and CORS only decides
 /// whether the page may read the answer, not whether the write happens. So a write that names a
-/// foreign `Origin` is refused, unless that origin is listed by name or a token is configured (a
-/// browser never attaches a bearer token on its own). And a page whose host name an attacker
+/// foreign `Origin` is refused, unless that origin is listed by name or the write carries a valid
+/// credential (a browser never attaches a bearer token on its own). And a page whose host name an attacker
 /// points at 127.0.0.1 (DNS rebinding) is same-origin with the server it reaches, so while
 /// overlayd listens on loopback, a request for a host that is not a loopback name is refused.
 ///
@@ -21,7 +21,7 @@ struct CrossOriginPolicy: Sendable {
     enum Refusal: Hashable, Sendable {
         /// `Host` names something other than loopback (or `allowedHosts`) while listening on loopback.
         case foreignHost(String)
-        /// A write from a web page of another origin, with no token configured.
+        /// A write without a credential from a web page of another origin.
         case foreignOrigin(String)
 
         var error: APIError {
@@ -36,7 +36,7 @@ struct CrossOriginPolicy: Sendable {
                 APIError(
                     status: 403, code: "origin_not_allowed",
                     message: "writes from the web page at \"\(CrossOriginPolicy.shortened(origin))\" are refused; "
-                        + "list its origin in cors.allowOrigins, or configure a token")
+                        + "list its origin in cors.allowOrigins, or send a credential")
             }
         }
     }
@@ -50,8 +50,6 @@ struct CrossOriginPolicy: Sendable {
     let allowsAnyOrigin: Bool
     /// The origins listed by name, lowercased: these may read, and write without a token.
     let listedOrigins: Set<String>
-    /// With a token, a forged write fails for want of it: the Origin check is not needed.
-    let tokenConfigured: Bool
     /// Listening on a loopback address: the Host check applies.
     let checksHost: Bool
     /// Extra host names allowed by the Host check, lowercased; `.example.com` allows the name and
@@ -62,7 +60,6 @@ struct CrossOriginPolicy: Sendable {
         let origins = configuration.corsAllowOrigins.map { $0.lowercased() }
         allowsAnyOrigin = origins.contains("*")
         listedOrigins = Set(origins.filter { $0 != "*" })
-        tokenConfigured = configuration.token != nil
         checksHost = CrossOriginPolicy.isLoopback(address: configuration.host)
         allowedHosts = configuration.allowedHosts.map { $0.lowercased() }
     }
@@ -72,22 +69,25 @@ struct CrossOriginPolicy: Sendable {
 
     // MARK: - Decisions
 
-    /// Refuses the request if its `Host` or `Origin` says a web page is behind it that may not
-    /// do this. Headers are only looked up when a rule needs them: a read on a server that is
-    /// not on loopback costs nothing.
-    func check(_ request: HTTPRequest, write: Bool) throws(APIError) {
-        let origin = write && !tokenConfigured ? request.header("Origin") : nil
-        guard checksHost || origin != nil else { return }
-        if let refusal = refusal(write: write, origin: origin, host: request.header("Host")) {
-            throw refusal.error
-        }
+    /// Refuses the request if its `Host` says a page of a rebound name is behind it. The header
+    /// is only looked up when the rule applies: on a server not on loopback this costs nothing.
+    func checkHost(_ request: HTTPRequest) throws(APIError) {
+        guard checksHost else { return }
+        if let refusal = refusal(write: false, origin: nil, host: request.header("Host")) { throw refusal.error }
+    }
+
+    /// Refuses a write that comes without a credential from a web page that may not write: what
+    /// a forged write is, since a browser never attaches a credential on its own.
+    func checkOrigin(_ request: HTTPRequest) throws(APIError) {
+        guard let origin = request.header("Origin") else { return }
+        if let refusal = refusal(write: true, origin: origin, host: request.header("Host")) { throw refusal.error }
     }
 
     /// The decision for a request (a write or not) with this `Origin` and `Host` (nil: header absent).
     func refusal(write: Bool, origin: String?, host: String?) -> Refusal? {
         // A request without Host (HTTP/1.0) comes from no browser: there is nothing to rebind.
         if checksHost, let host, !isAllowed(host: host) { return .foreignHost(host) }
-        if !tokenConfigured, write, let origin, !mayWrite(origin: origin, host: host) {
+        if write, let origin, !mayWrite(origin: origin, host: host) {
             return .foreignOrigin(origin)
         }
         return nil

@@ -10,6 +10,8 @@ enum TimerKey: Hashable, Sendable {
     case heartbeat
     /// The once-a-second look for readers whose clients went away.
     case sweep
+    /// The expiry of the credential a reader is held with (`HeldReaders`).
+    case credential(Int)
 }
 
 /// One thread that sleeps until the earliest registered deadline and then calls its action.

@@ -1,0 +1,96 @@
+import MicroHTTP
+import Platform
+import Synchronization
+
+/// Long-polls and event streams held open with a credential that can end: a created token
+/// (revoked) or any credential with an expiry (created tokens, JWTs). A request's access is
+/// decided when it arrives, so these are ended when their credential ends: a stream gets
+/// `event: error` with the `invalid_token` body, then closes; a long-poll is answered 401.
+final class HeldReaders: Sendable {
+    enum Reader: Sendable {
+        case poll(HTTPResponder)
+        case stream(HTTPStream)
+
+        var isOver: Bool {
+            switch self {
+            case .poll(let responder): responder.hasResponded
+            case .stream(let stream): stream.isClosed
+            }
+        }
+    }
+
+    private struct Hold: Sendable {
+        var token: String?
+        var reader: Reader
+    }
+
+    private struct State: Sendable {
+        var holds: [Int: Hold] = [:]
+        var next = 0
+        /// How many holds the last sweep for finished ones left: the next sweep waits until there
+        /// are twice as many, so that sweeping costs a constant per hold.
+        var keptAtLastSweep = 0
+    }
+
+    private let state = Mutex(State())
+    private let scheduler: DeadlineScheduler
+    private let wallSeconds: @Sendable () -> Int64
+
+    init(scheduler: DeadlineScheduler, wallSeconds: @escaping @Sendable () -> Int64) {
+        self.scheduler = scheduler
+        self.wallSeconds = wallSeconds
+    }
+
+    /// Watches `reader`, held with `principal`'s credential, if that credential can end. A
+    /// long-poll says how long it `lasts` at most: one over before its credential expires needs
+    /// no deadline of its own.
+    func hold(_ reader: Reader, by principal: Principal, lasts seconds: Double? = nil) {
+        var token: String?
+        if case .created(let id) = principal.kind { token = id }
+        guard token != nil || principal.expiresAt != nil else { return }
+        let number = state.withLock { state in
+            state.next += 1
+            state.holds[state.next] = Hold(token: token, reader: reader)
+            if state.holds.count > 2 * state.keptAtLastSweep + 64 {
+                state.holds = state.holds.filter { !$0.value.reader.isOver }
+                state.keptAtLastSweep = state.holds.count
+            }
+            return state.next
+        }
+        if case .stream(let stream) = reader {
+            stream.onClose { [self] in
+                state.withLock { _ = $0.holds.removeValue(forKey: number) }
+                scheduler.schedule(.credential(number), at: nil) {}
+            }
+        }
+        if let expiresAt = principal.expiresAt {
+            let left = max(0, expiresAt - wallSeconds())
+            if let seconds, Double(left) > seconds { return }
+            let deadline = MonotonicClock.nanoseconds() + min(left, Int64.max / 2_000_000_000) * 1_000_000_000
+            scheduler.schedule(.credential(number), at: deadline) { [self] in end(number, AccessRefusal.expired) }
+        }
+    }
+
+    /// Ends every reader held with the token `id` (it was revoked).
+    func end(token id: String) {
+        let numbers = state.withLock { state in state.holds.filter { $0.value.token == id }.map(\.key) }
+        for number in numbers {
+            scheduler.schedule(.credential(number), at: nil) {}
+            end(number, .revoked)
+        }
+    }
+
+    private func end(_ number: Int, _ refusal: AccessRefusal) {
+        guard let hold = state.withLock({ $0.holds.removeValue(forKey: number) }) else { return }
+        let error = refusal.error
+        switch hold.reader {
+        case .poll(let responder):
+            responder.respond(error.response)
+        case .stream(let stream):
+            _ = stream.send(Array("event: error\ndata: ".utf8) + error.response.body + Array("\n\n".utf8))
+            stream.end()
+        }
+    }
+
+    var count: Int { state.withLock { $0.holds.count } }
+}
