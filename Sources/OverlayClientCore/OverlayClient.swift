@@ -285,7 +285,7 @@ public final class OverlayClient: Sendable {
         return request
     }
 
-    private func call<Answer: Decodable>(
+    func call<Answer: Decodable>(
         _ method: String, _ path: String, body: (some Encodable & Sendable)? = nil as Empty?, channelled: Bool = true
     ) async throws -> Answer {
         var request = request(method, path, channelled: channelled)

@@ -1,12 +1,16 @@
-/// A command line as `post` and `watch` take it: options with a value (`--kind sent`,
+/// A command line as `post`, `watch` and `token` take it: options with a value (`--kind sent`,
 /// `--kind=sent`), switches (`--immediate`), and operands; `--` ends the options and a lone `-`
-/// is an operand (standard input).
+/// is an operand (standard input). An option is given once, unless it is `repeatable`
+/// (`--grant` of `token add`), whose values are kept in order.
 struct Arguments: Hashable, Sendable {
     var operands: [String] = []
     var values: [String: String] = [:]
+    var repeated: [String: [String]] = [:]
     var switches: Set<String> = []
 
-    init(_ arguments: [String], options: Set<String>, switches known: Set<String>) throws(UsageError) {
+    init(
+        _ arguments: [String], options: Set<String>, repeatable: Set<String> = [], switches known: Set<String>
+    ) throws(UsageError) {
         var index = 0
         var optionsEnded = false
         while index < arguments.count {
@@ -29,7 +33,7 @@ struct Arguments: Hashable, Sendable {
             if known.contains(name) {
                 guard parts.count == 1 else { throw UsageError("\(name) takes no value") }
                 switches.insert(name)
-            } else if options.contains(name) {
+            } else if options.contains(name) || repeatable.contains(name) {
                 let value: String
                 if parts.count == 2 {
                     value = String(parts[1])
@@ -38,8 +42,12 @@ struct Arguments: Hashable, Sendable {
                     value = arguments[index]
                     index += 1
                 }
-                guard values[name] == nil else { throw UsageError("\(name) is given twice") }
-                values[name] = value
+                if repeatable.contains(name) {
+                    repeated[name, default: []].append(value)
+                } else {
+                    guard values[name] == nil else { throw UsageError("\(name) is given twice") }
+                    values[name] = value
+                }
             } else {
                 throw UsageError("unknown option \(name)")
             }
@@ -47,6 +55,9 @@ struct Arguments: Hashable, Sendable {
     }
 
     subscript(_ name: String) -> String? { values[name] }
+
+    /// Every value of a repeatable option, in the order given.
+    func all(_ name: String) -> [String] { repeated[name] ?? [] }
 
     func has(_ name: String) -> Bool { switches.contains(name) }
 

@@ -12,7 +12,7 @@ import OverlayClientCore
     import Darwin
 #endif
 
-/// The subcommands of the `overlayd` executable besides the server: `post` and `watch`.
+/// The subcommands of the `overlayd` executable besides the server: `post`, `watch` and `token`.
 public enum Commands {
     /// What `main` does with the command line.
     public enum Route: Hashable, Sendable {
@@ -22,7 +22,7 @@ public enum Commands {
         case exit(Int32)
     }
 
-    /// Runs `post` or `watch` (blocking until it ends), or says that the server is to run: with no
+    /// Runs `post`, `watch` or `token` (blocking until it ends), or says that the server is to run: with no
     /// arguments, with `serve`, or when the first argument is a flag (every server flag starts with
     /// `-`, so `overlayd --port 9000` and the Docker image's entry point keep working).
     public static func route(_ arguments: [String], environment: [String: String]) -> Route {
@@ -35,6 +35,8 @@ public enum Commands {
             return .exit(blocking { await PostCommand.run(rest, environment: environment) })
         case "watch":
             return .exit(blocking { await WatchCommand.run(rest, environment: environment) })
+        case "token":
+            return .exit(blocking { await TokenCommand.run(rest, environment: environment) })
         case "help":
             print(usage)
             return .exit(0)
@@ -49,6 +51,7 @@ public enum Commands {
         usage: overlayd [serve] [server options]   run the server (overlayd serve --help)
                overlayd post TEXT [options]        post a message (overlayd post --help)
                overlayd watch [options]            draw the overlay live in this terminal (overlayd watch --help)
+               overlayd token add|list|show|revoke manage access tokens (overlayd token --help)
         """
 
     /// Runs `body` on the concurrency pool and waits for it: `main` stays synchronous, so the
@@ -64,7 +67,7 @@ public enum Commands {
         return status.value
     }
 
-    /// The server's URL and token, from the options shared by `post` and `watch`.
+    /// The server's URL and token, from the options shared by `post`, `watch` and `token`.
     static func client(
         _ arguments: Arguments, environment: [String: String], readOnly: Bool
     ) throws(UsageError)
