@@ -67,15 +67,37 @@ struct AccessLogTests {
         #expect(AccessLog.timestamp(0) == "1970-01-01T00:00:00.000000Z")
     }
 
+    /// `principal=` names who made the request, escaped as the path is: a JWT's `sub` cannot
+    /// forge or break a line; a request refused before its principal was known has none.
+    @Test func principal() throws {
+        var record = AccessRecord(
+            method: "GET", path: "/overlay", status: 200, bytes: 1, microseconds: 2, remoteAddress: "127.0.0.1",
+            principal: Principal(.signed(subject: "a b\"c\n" + String(repeating: "x", count: 100)), grants: .none)
+                .logName)
+        #expect(record.principal.count == "jwt:".count + 64)
+        let object = try JSONParser.parse(Array(AccessLog.json(record, at: 0).utf8))
+        #expect(object["principal"]?.string == record.principal)
+        record.principal = ""
+        #expect(try JSONParser.parse(Array(AccessLog.json(record, at: 0).utf8))["principal"] == .null)
+        #expect(Principal(.created(id: "tok_abc"), grants: .none).logName == "tok_abc")
+        #expect(Principal(.anonymous, grants: .none).logName == "anonymous")
+        #expect(Principal(.token, grants: .none).logName == "token")
+        #expect(Principal(.readToken, grants: .none).logName == "readToken")
+    }
+
     /// The real executable with `--access-log=json` writes a JSON line per request on stderr.
     @Test func liveJSONLine() throws {
         let child = try ChildProcess.overlayd(["--port", "0", "--clock", "manual", "--ephemeral", "--access-log=json"])
         let port = try #require(child.listeningPort())
         #expect(try RawClient.request("GET", "/nowhere%22x", port: port).status == 404)
+        #expect(try RawClient.request("GET", "/overlay?auth=not-logged", port: port).status == 200)
         kill(child.pid, SIGTERM)
         #expect(child.exitStatus() == 0)
         let lines = child.errorText.split(separator: "\n").filter { $0.hasPrefix("{") }
-        #expect(lines.count == 1, "\(child.errorText)")
+        #expect(lines.count == 2, "\(child.errorText)")
+        let read = try JSONParser.parse(Array((lines.last ?? "").utf8))
+        #expect(read["principal"]?.string == "anonymous" && read["path"]?.string == "/overlay")
+        #expect(!child.errorText.contains("not-logged"))
         let object = try JSONParser.parse(Array((lines.first ?? "").utf8))
         #expect(object["method"]?.string == "GET")
         #expect(object["path"]?.string?.hasPrefix("/nowhere") == true)
