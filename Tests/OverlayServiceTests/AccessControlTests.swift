@@ -323,6 +323,26 @@ struct AccessControlTests {
         _ = try Self.make(service, body)
     }
 
+    /// Admins making tokens at once on a durable server: exactly the limit's worth are made.
+    @Test func tokenLimitHoldsUnderConcurrency() throws {
+        let directory = try TemporaryDirectory()
+        let service = try Self.service {
+            $0.maxTokens = 5
+            $0.ephemeral = false
+            $0.dataDirectory = directory.path
+        }
+        defer { service.shutdown() }
+        let made = Atomic(0)
+        onThreads(12) { _ in
+            let body = #"{"label": "a", "grants": [{"channels": "*", "access": "read"}]}"#
+            if Self.call(service, "POST", "/tokens", as: Self.admin, body: body).status == 201 {
+                made.add(1, ordering: .relaxed)
+            }
+        }
+        #expect(made.load(ordering: .relaxed) == 5)
+        #expect(RouteTests.json(Self.call(service, "GET", "/tokens", as: Self.admin))["tokens"]?.array?.count == 5)
+    }
+
     /// `access.tokens: false` turns the token API off: 404, even for the admin.
     @Test func tokenAPIOff() throws {
         let service = try Self.service { $0.tokensEnabled = false }

@@ -59,6 +59,8 @@ final class TokenRegistry: Sendable {
         var revoked: Set<Digest> = []
         /// Uses noted since the store last heard of them.
         var storedUse: [String: Int64] = [:]
+        /// Tokens being stored, counted against the limit until they are in.
+        var reserved = 0
     }
 
     static let secretPrefix = "ovl_"
@@ -130,24 +132,30 @@ final class TokenRegistry: Sendable {
         let principal = Principal(.created(id: id), label: label, grants: grants, admin: admin, expiresAt: expiresAt)
         let entry = Entry(
             id: id, principal: principal, prefix: String(secret.prefix(8)), createdAt: now, hash: Digest(hashBytes))
-        // The store's write is made under the lock, so that the limit holds with many admins at once.
+        // A place is reserved under the lock, so that the limit holds with many admins at once;
+        // the store's write (an fsync) is made outside it, where lookups do not wait for it.
         try state.withLock { (state) throws(APIError) in
-            let live = state.byID.values.count { $0.isLive(at: now) }
+            let live = state.byID.values.count { $0.isLive(at: now) } + state.reserved
             guard live < limit else {
                 throw APIError(
                     status: 503, code: "too_many_tokens",
                     message: "there are \(limit) live tokens (limits.maxTokens); revoke one first",
                     headers: [Header(name: "Retry-After", value: "60")])
             }
-            do {
-                try store?.insert(
-                    StoredToken(
-                        id: id, hash: SHA256.hex(hashBytes), prefix: entry.prefix, label: label,
-                        grants: GrantsReader.json(grants), admin: admin, expiresAt: expiresAt, createdAt: now))
-            } catch {
-                Diagnostics.write("overlayd: storing a token failed: \(error)\n")
-                throw OverlayService.notStored
-            }
+            state.reserved += 1
+        }
+        do {
+            try store?.insert(
+                StoredToken(
+                    id: id, hash: SHA256.hex(hashBytes), prefix: entry.prefix, label: label,
+                    grants: GrantsReader.json(grants), admin: admin, expiresAt: expiresAt, createdAt: now))
+        } catch {
+            state.withLock { $0.reserved -= 1 }
+            Diagnostics.write("overlayd: storing a token failed: \(error)\n")
+            throw OverlayService.notStored
+        }
+        state.withLock { state in
+            state.reserved -= 1
             state.byHash[entry.hash] = entry
             state.byID[id] = entry
         }
@@ -166,17 +174,18 @@ final class TokenRegistry: Sendable {
         state.withLock { $0.byID[id] }.flatMap { $0.isLive(at: now) ? $0 : nil }
     }
 
-    /// Revokes the token at once and durably; nil when there is no live token of that id.
+    /// Revokes the token at once and durably; nil when there is no live token of that id. The
+    /// store's write comes first, outside the lock: the token is refused once that is on disk.
     func revoke(id: String, now: Int64) throws(APIError) -> Entry? {
-        try state.withLock { (state) throws(APIError) -> Entry? in
-            guard let entry = state.byID[id], entry.isLive(at: now) else { return nil }
-            do {
-                try store?.revoke(id: id, at: now)
-            } catch {
-                Diagnostics.write("overlayd: storing a token's revocation failed: \(error)\n")
-                throw OverlayService.notStored
-            }
-            state.byID[id] = nil
+        guard let entry = state.withLock({ $0.byID[id] }), entry.isLive(at: now) else { return nil }
+        do {
+            try store?.revoke(id: id, at: now)
+        } catch {
+            Diagnostics.write("overlayd: storing a token's revocation failed: \(error)\n")
+            throw OverlayService.notStored
+        }
+        return state.withLock { state in
+            guard state.byID.removeValue(forKey: id) != nil else { return nil }
             state.byHash[entry.hash] = nil
             state.revoked.insert(entry.hash)
             return entry
