@@ -1,5 +1,6 @@
 import MicroHTTP
 import OverlayEngine
+import TestSupport
 import Testing
 
 @testable import OverlayService
@@ -50,6 +51,16 @@ struct OpenAPITests {
             default: nil
             }
         return (path, body)
+    }
+
+    /// A server with the admin token set, the headers that carry it, and a token made on it.
+    static func adminServer() throws -> (LiveServer, [(String, String)], HTTPReply) {
+        let admin = try LiveServer { $0.token = "openapi-admin-token" }
+        let asAdmin = [("Authorization", "Bearer openapi-admin-token")]
+        let made = try admin.request(
+            "POST", "/tokens", headers: asAdmin,
+            body: #"{"label": "x", "grants": [{"channels": "*", "access": "read"}]}"#)
+        return (admin, asAdmin, made)
     }
 
     /// The file parses, declares OpenAPI 3.0.3 and the version the server reports, and every
@@ -154,12 +165,7 @@ struct OpenAPITests {
         let controllers = try LiveServer { $0.engine.statusBar.appearance = .controllers }
         // Token management needs an admin: those operations go to a server with `token` set, as
         // it, with a token made for the ones on /tokens/{id}.
-        let adminToken = "openapi-admin-token"
-        let admin = try LiveServer { $0.token = adminToken }
-        let asAdmin = [("Authorization", "Bearer \(adminToken)")]
-        let made = try admin.request(
-            "POST", "/tokens", headers: asAdmin,
-            body: #"{"label": "x", "grants": [{"channels": "*", "access": "read"}]}"#)
+        let (admin, asAdmin, made) = try Self.adminServer()
         let madeID = try #require(made.json["id"]?.string)
         // Messages in both spellings of the default channel, so that ids exist for every
         // operation on /messages/{id} (a DELETE ends one; later PATCHes of it are 409).
@@ -292,12 +298,7 @@ struct OpenAPITests {
         let controllers = try LiveServer { $0.engine.statusBar.appearance = .controllers }
         // Token management needs an admin: those operations go to a server with `token` set, as
         // it, with a token made for the ones on /tokens/{id}.
-        let adminToken = "openapi-admin-token"
-        let admin = try LiveServer { $0.token = adminToken }
-        let asAdmin = [("Authorization", "Bearer \(adminToken)")]
-        let made = try admin.request(
-            "POST", "/tokens", headers: asAdmin,
-            body: #"{"label": "x", "grants": [{"channels": "*", "access": "read"}]}"#)
+        let (admin, asAdmin, made) = try Self.adminServer()
         expectKeys(made.json, ["CreatedToken"])
         let madeID = try #require(made.json["id"]?.string)
         expectKeys(try admin.request("GET", "/tokens/\(madeID)", headers: asAdmin).json, ["Token"])
