@@ -293,9 +293,10 @@ def aggregate_channels(urls):
 class EventReader(threading.Thread):
     """An EventSource subscriber: every event's (id, event, version), in the order received."""
 
-    def __init__(self, port, path, last_event_id=None, host="topology"):
+    def __init__(self, port, path, last_event_id=None, host="topology", headers=None):
         super().__init__(daemon=True)
         self.port, self.path, self.last_event_id, self.host = port, path, last_event_id, host
+        self.headers = headers or {}
         self.events = []
         self.status = None
         self.closed = False
@@ -309,6 +310,8 @@ class EventReader(threading.Thread):
             head = f"GET {self.path} HTTP/1.1\r\nHost: {self.host}\r\nAccept: text/event-stream\r\n"
             if self.last_event_id:
                 head += f"Last-Event-ID: {self.last_event_id}\r\n"
+            for name, value in self.headers.items():
+                head += f"{name}: {value}\r\n"
             self.socket.sendall((head + "\r\n").encode())
             self.socket.settimeout(None)
             buffer = b""

@@ -75,9 +75,11 @@ class WebSocketReader(threading.Thread):
 
 
 class Check:
-    def __init__(self, topology, say):
+    def __init__(self, topology, say, metrics_headers=None):
         self.t = topology
         self.say = say
+        # /metrics needs read on every channel (docs/ACCESS.md): what credential reads it.
+        self.metrics_headers = metrics_headers or {}
         self.channels = [f"ch-{index:02d}" for index in range(50)]
         self.readers = {}
         self.written = 0
@@ -105,7 +107,7 @@ class Check:
         counters = []
         for instance, port in enumerate(self.t.instance_ports):
             try:
-                _, _, data = request(port, "GET", "/metrics")
+                _, _, data = request(port, "GET", "/metrics", headers=self.metrics_headers)
                 lines = [line for line in data.decode().splitlines()
                          if line.startswith("overlayd_publish_") and "_total" in line]
                 counters.append(f"{self.t.names[instance]}: {', '.join(lines)}")
@@ -284,7 +286,7 @@ class Check:
             expect(self.post(0, channel, "while Redis is down")[0] == 202, f"write to {channel} with Redis down")
 
         def publish_up(instance):
-            status, _, data = request(self.t.instance_ports[instance], "GET", "/metrics")
+            status, _, data = request(self.t.instance_ports[instance], "GET", "/metrics", headers=self.metrics_headers)
             for line in data.decode().splitlines():
                 if line.startswith("overlayd_publish_up "):
                     return int(line.split()[1])
