@@ -87,6 +87,21 @@ final class ChannelRegistry: Sendable {
         return result
     }
 
+    /// Runs a write on the channel `name`. A channel that does not exist yet is made only for a
+    /// write that a fresh one would take: the event is tried first on a copy of what a new channel
+    /// holds, and what `refusal` finds in its answer is thrown, so that a refused write (an empty
+    /// text, a progress out of range) leaves no channel behind to count against the limit.
+    func write<T: Sendable>(
+        _ name: String, refusal: (T) -> APIError?, _ event: (inout OverlayEngine, Instant) -> Applied<T>
+    ) throws(APIError) -> (value: T, sequence: UInt64?) {
+        if existing(name) == nil {
+            var engine = fresh()
+            let now = engine.now
+            if let error = refusal(event(&engine, now).value) { throw error }
+        }
+        return try obtain(name).write(event)
+    }
+
     /// The channel for a reader that waits (long-poll, event stream): created provisionally if it
     /// does not exist, within the readers' own pool.
     func obtainForReading(_ name: String) throws(APIError) -> Channel {

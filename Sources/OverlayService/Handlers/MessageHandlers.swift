@@ -12,7 +12,7 @@ struct MessageHandlers: Sendable {
         var input = MessageInput()
         try FieldReader.read(request, MessageFields.post, into: &input)
         try MessageFields.checkTogether(input)
-        let (result, sequence) = try channels.obtain(parameters.channel).write { engine, now in
+        let (result, sequence) = try channels.write(parameters.channel, refusal: Self.refusal) { engine, now in
             engine.post(input, at: now)
         }
         // The message taken out of the outcome once: each `outcome.message` is a copy of it.
@@ -26,6 +26,12 @@ struct MessageHandlers: Sendable {
         return .durable(
             HTTPResponse.json(isCreated ? 202 : 200, headers: [.json, location]) { $0.message(message) },
             sequence: sequence)
+    }
+
+    /// What refuses a post, for a channel that a refused one must not create.
+    static func refusal(_ result: Result<PostOutcome, EngineError>) -> APIError? {
+        if case .failure(let error) = result { return APIError(error) }
+        return nil
     }
 
     /// Messages a page of `GET /messages` holds when `limit` is not given, and at most.
