@@ -55,11 +55,16 @@ public final class OverlayServer: Sendable {
     }
 
     /// Once a second, readers whose clients have gone are let go (see `HTTPServer.reapDisconnected`),
-    /// and then the channels only they had asked for (see `ChannelRegistry.releaseUnread`).
+    /// then the channels only they had asked for (see `ChannelRegistry.releaseUnread`), and the
+    /// channels idle for `channelIdleSeconds` (see `ChannelRegistry.retireIdle`).
     private func sweepDisconnected() {
         service.scheduler.schedule(.sweep, at: MonotonicClock.nanoseconds() + 1_000_000_000) { [self] in
             http.reapDisconnected()
             service.channels.releaseUnread()
+            if service.configuration.channelIdleSeconds > 0 {
+                service.channels.retireIdle(
+                    after: Int64(service.configuration.channelIdleSeconds * 1e9), now: MonotonicClock.nanoseconds())
+            }
             sweepDisconnected()
         }
     }

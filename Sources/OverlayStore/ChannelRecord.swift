@@ -10,6 +10,8 @@ public struct ChannelRecord: Sendable {
     public var messages: [Message]
     /// Messages gone from the engine (out of the history), whose rows are deleted.
     public var forgotten: [Int64]
+    /// The channel is deleted: every row of it is removed, and nothing else of the record written.
+    public var removed = false
 
     /// The record of `changes` on `engine`, taken right after them (under the channel's lock, so
     /// that one channel's records reach the store in the order they happened).

@@ -18,6 +18,8 @@ final class StoreWriter: @unchecked Sendable {
     private let deleteControllers: Statement
     private let upsertLeaving: Statement
     private let deleteLeaving: Statement
+    /// A deleted channel's rows, table by table.
+    private let removeChannel: [Statement]
     private var reservedVersions: [String: UInt64] = [:]
     /// The status-bar hierarchy on disk per channel (`.some(nil)`: none): a record rewrites the
     /// controllers' rows only when its hierarchy differs (it is sent rarely, and every record
@@ -37,6 +39,12 @@ final class StoreWriter: @unchecked Sendable {
         deleteControllers = try database.prepare("DELETE FROM status_bar_controllers WHERE channel = ?1")
         upsertLeaving = try database.prepare(Schema.leaving.upsert)
         deleteLeaving = try database.prepare("DELETE FROM leaving_messages WHERE channel = ?1")
+        removeChannel = [
+            try database.prepare("DELETE FROM channels WHERE name = ?1"),
+            try database.prepare("DELETE FROM messages WHERE channel = ?1"),
+            try database.prepare("DELETE FROM status_bar_controllers WHERE channel = ?1"),
+            try database.prepare("DELETE FROM leaving_messages WHERE channel = ?1"),
+        ]
         let maximum = try database.prepare("SELECT coalesce(max(history_seq), 0) FROM messages")
         if try maximum.step() { historySequence = maximum.int(0) }
     }
@@ -178,6 +186,18 @@ final class StoreWriter: @unchecked Sendable {
     }
 
     private func write(_ record: ChannelRecord) throws(StoreError) {
+        if record.removed {
+            for statement in removeChannel {
+                statement.bind(1, record.name)
+                try statement.run()
+            }
+            // A channel made again under the name is written in full, as a new one.
+            reservedVersions[record.name] = nil
+            reservedIDs[record.name] = nil
+            storedHierarchies[record.name] = nil
+            storedLeaving[record.name] = nil
+            return
+        }
         var versionReserved = reservedVersions[record.name] ?? 0
         if record.state.version + StoreWriter.versionReserve / 2 > versionReserved {
             versionReserved = record.state.version + StoreWriter.versionReserve

@@ -313,6 +313,6 @@ struct OverlayAPITests {
         #expect(endpoints.contains("GET /preview/font"))
         #expect(
             endpoints.contains("POST /tokens") && endpoints.contains("GET /whoami") && endpoints.contains("GET /auth"))
-        #expect(endpoints.count == 32)
+        #expect(endpoints.count == 33)
     }
 }

@@ -69,6 +69,24 @@ final class Channel: Sendable {
         transact { machine, now, monotonicNow in machine.write(now: now, monotonicNow: monotonicNow, event) }
     }
 
+    /// `write`, unless the channel has been deleted (nil): a writer that found it in the registry
+    /// before the deletion asks the registry again, and so writes to the channel that replaces it.
+    func writeIfLive<T: Sendable>(
+        _ event: (inout OverlayEngine, Instant) -> Applied<T>
+    ) -> (value: T, sequence: UInt64?)? {
+        var deleted = false
+        let (value, sequence) = transact { machine, now, monotonicNow -> (T?, Machine.Transition) in
+            guard !machine.deleted else {
+                deleted = true
+                return (nil, Machine.Transition())
+            }
+            let (value, transition) = machine.write(now: now, monotonicNow: monotonicNow, event)
+            return (value, transition)
+        }
+        guard !deleted, let value else { return nil }
+        return (value, sequence)
+    }
+
     /// Reaches every deadline up to now; the waiters' timer and the manual clock call this.
     func advanceToNow() {
         transact { machine, now, monotonicNow in ((), machine.timeReached(now: now, monotonicNow: monotonicNow)) }
@@ -188,6 +206,40 @@ final class Channel: Sendable {
         for subscriber in subscribers { subscriber.stream.end() }
     }
 
+    /// Deletes the channel: its long-polls are answered 404, its streams end, its deadlines are
+    /// forgotten, and its rows are removed from the store. Returns the store sequence of the
+    /// removal, to answer once it is durable. The registry lets go of it after.
+    func delete() -> UInt64? {
+        finishDeletion(state.withLock { machine in machine.delete() })!
+    }
+
+    /// Deletes the channel if it is idle and still at `version`: whether it did.
+    func deleteIfIdle(at version: UInt64) -> Bool {
+        finishDeletion(state.withLock { machine in machine.deleteIfIdle(at: version) }) != nil
+    }
+
+    /// The channel's version if it is idle now (see `ChannelStateMachine.isIdle`), else nil.
+    var idleVersion: UInt64? {
+        state.withLock { machine in machine.isIdle && !machine.deleted ? machine.engine.version : nil }
+    }
+
+    /// What follows a deletion, outside the lock: readers ended, timers forgotten. Called with the
+    /// machine's answer and its removal record already taken; submits the record.
+    private func finishDeletion(
+        _ deleted: (waiters: [Machine.Waiter], streams: [Subscriber], record: ChannelRecord?)?
+    ) -> UInt64?? {
+        guard var deleted else { return nil }
+        var sequence: UInt64?
+        if let record = deleted.record, let store {
+            sequence = store.submit(record)
+            state.withLock { $0.recordSubmitted(sequence!) }
+        }
+        deleted.waiters.answerAll(APIError.notFound("channel \(name) was deleted").response)
+        for subscriber in deleted.streams { subscriber.stream.end() }
+        forgetTimers()
+        return .some(sequence)
+    }
+
     /// The channel has been let go (see `retireIfUnread`): its deadlines, and what the scheduler
     /// keeps to order their handovers, go.
     func forgetTimers() {
@@ -212,7 +264,9 @@ final class Channel: Sendable {
             // One reading for both clocks.
             let monotonicNow = MonotonicClock.nanoseconds()
             let (value, transition) = event(&machine, clock.now(monotonic: monotonicNow), monotonicNow)
-            if let record = transition.record, let store { machine.recordSubmitted(store.submit(record)) }
+            if let record = transition.record, let store, !machine.deleted {
+                machine.recordSubmitted(store.submit(record))
+            }
             return (value, transition.actions, machine.lastSequence)
         }
         if !actions.isEmpty { run(actions) }

@@ -19,6 +19,8 @@ final class ChannelRegistry: Sendable {
         /// Channels only readers asked for: outside the writers' limit, let go once unread.
         var provisional: Set<String> = []
         var nextNumber = 0
+        /// Channels found idle by `retireIdle`: at which version, since when (monotonic ns).
+        var idle: [String: (version: UInt64, since: Int64)] = [:]
 
         var written: Int { channels.count - provisional.count }
     }
@@ -99,7 +101,11 @@ final class ChannelRegistry: Sendable {
             let now = engine.now
             if let error = refusal(event(&engine, now).value) { throw error }
         }
-        return try obtain(name).write(event)
+        // A channel deleted after it was found (DELETE, or retired as idle) takes no write: the
+        // registry is asked again, and has let go of it or soon will.
+        while true {
+            if let written = try obtain(name).writeIfLive(event) { return written }
+        }
     }
 
     /// The channel for a reader that waits (long-poll, event stream): created provisionally if it
@@ -145,6 +151,48 @@ final class ChannelRegistry: Sendable {
         // A channel let go is never scheduled again: the scheduler forgets it.
         for channel in released { channel.forgetTimers() }
         return released.count
+    }
+
+    /// Lets go of the channel `name` for good (`DELETE /channels/{name}`): a later write or reader
+    /// makes a new one. nil if there is none; `default` is never let go.
+    func remove(_ name: String) -> Channel? {
+        guard name != ChannelRegistry.defaultName else { return nil }
+        return state.withLock { state in
+            state.provisional.remove(name)
+            return state.channels.removeValue(forKey: name)
+        }
+    }
+
+    /// Deletes every channel other than `default` that has been idle (nothing shown, queued or
+    /// scheduled, nobody reading, no new version) for `nanoseconds` by `now`; returns how many.
+    /// Channels only readers made are the sweep's (`releaseUnread`).
+    @discardableResult
+    func retireIdle(after nanoseconds: Int64, now: Int64) -> Int {
+        let (candidates, before) = state.withLock { state in
+            (
+                state.channels.values.filter {
+                    $0.name != ChannelRegistry.defaultName && !state.provisional.contains($0.name)
+                }, state.idle
+            )
+        }
+        var idle: [String: (version: UInt64, since: Int64)] = [:]
+        var due: [(channel: Channel, version: UInt64)] = []
+        for channel in candidates {
+            guard let version = channel.idleVersion else { continue }
+            let since = before[channel.name].flatMap { $0.version == version ? $0.since : nil } ?? now
+            idle[channel.name] = (version, since)
+            if now - since >= nanoseconds { due.append((channel, version)) }
+        }
+        state.withLock { $0.idle = idle }
+        var retired = 0
+        for (channel, version) in due where channel.deleteIfIdle(at: version) {
+            state.withLock { state in
+                if state.channels[channel.name] === channel { state.channels[channel.name] = nil }
+                state.idle[channel.name] = nil
+            }
+            retired += 1
+        }
+        return retired
     }
 
     /// Reads a channel without creating it: one that does not exist shows what a new one would.

@@ -81,6 +81,10 @@ struct ChannelStateMachine<Reader: ParkedReader, Stream> {
     /// Let go by the registry (a channel only readers made, whose readers all left): no reader
     /// may join it any more; one that tries asks the registry again.
     private(set) var retired = false
+    /// Deleted (`DELETE /channels/{name}`, or retired for idleness): the registry no longer holds
+    /// it, and nothing more of it is stored, so that a write that raced the deletion cannot bring
+    /// its rows back.
+    private(set) var deleted = false
 
     /// A machine around `engine`. `restarted` are the changes of a restart, whose record the
     /// store takes first, with the whole state of the channel.
@@ -217,6 +221,35 @@ struct ChannelStateMachine<Reader: ParkedReader, Stream> {
     mutating func release() -> (waiters: [Waiter], streams: [Stream]) {
         defer { waiters = [] }
         return (waiters, streams.all)
+    }
+
+    /// The channel is deleted: no reader may join it, and every waiter and stream is handed out
+    /// to be ended. With a store, the record that removes its rows, for the driver to submit.
+    mutating func delete() -> (waiters: [Waiter], streams: [Stream], record: ChannelRecord?) {
+        retired = true
+        deleted = true
+        var record: ChannelRecord?
+        if setting.stores {
+            record = ChannelRecord(name: setting.name, engine: engine, changes: Changes())
+            record?.removed = true
+        }
+        let released = release()
+        streams = TicketList<Stream>()
+        return (released.waiters, released.streams, record)
+    }
+
+    /// Whether the channel holds nothing and nobody reads it: no message shown, queued or
+    /// scheduled, no stream, no waiter. What `channelIdleSeconds` retires once it lasts.
+    var isIdle: Bool {
+        engine.phase == .hidden && engine.current == nil && engine.queue.isEmpty
+            && engine.scheduledMessages.isEmpty && streams.isEmpty && waitingCount == 0
+    }
+
+    /// Deletes the channel if it is idle and still at `version` (nothing has happened since it
+    /// was found idle): as `delete`, or nil.
+    mutating func deleteIfIdle(at version: UInt64) -> (waiters: [Waiter], streams: [Stream], record: ChannelRecord?)? {
+        guard !deleted, isIdle, engine.version == version else { return nil }
+        return delete()
     }
 
     /// Retires the channel if nobody reads it (no stream, no waiter still waiting); whether it did.

@@ -40,6 +40,9 @@ enum ConfigurationSettings {
             .accessLogFormat("accessLog"), \.accessLog, "one line per request on stderr: text, json or false",
             flag: .switch("--access-log", value: "FORMAT"),
             variable: "OVERLAYD_ACCESS_LOG"),
+        Row(
+            .number("channelIdleSeconds").within(0...31_536_000), \.channelIdleSeconds,
+            "seconds an idle channel is kept, 0 for ever"),
         Row(.number("heartbeatSeconds").within(0.01...3600), \.heartbeatSeconds, "seconds between keep-alive comments"),
         // Tokens have no flag: it would show in `ps`.
         Row(.token("token"), \.token, "token every write must carry", variable: "OVERLAYD_TOKEN", emptyIsOff: true),

@@ -69,6 +69,9 @@ public struct ServiceConfiguration: Hashable, Sendable, CustomStringConvertible 
     public var jwt: SignedTokenSettings?
     /// `access.tokens`: whether the token API (`/tokens`) is there; off, it answers 404.
     public var tokensEnabled = true
+    /// Seconds after which a channel other than `default` that holds nothing (nothing shown,
+    /// queued or scheduled) and that nobody reads is deleted; 0 keeps channels.
+    public var channelIdleSeconds = 0.0
     /// Created tokens that may be live at once.
     public var maxTokens = 10_000
     /// Origins whose pages may read overlayd from a browser (CORS): `*` for any, or origins by

@@ -21,6 +21,22 @@ struct ChannelHandlers: Sendable {
         }
     }
 
+    /// `DELETE /channels/{name}`: the channel and everything it holds go, in memory and on disk;
+    /// its readers' long-polls are answered 404 and their streams end. `default` stays (409).
+    func delete(_ parameters: RouteParameters) throws(APIError) -> Routed {
+        let name = parameters.channel
+        guard name != ChannelRegistry.defaultName else {
+            throw APIError(
+                status: 409, code: "default_channel",
+                message: "channel default is always there and cannot be deleted; delete its messages instead",
+                field: "name")
+        }
+        guard let channel = channels.remove(name) else {
+            throw .notFound("no channel \(name) (a channel comes into being on its first write)")
+        }
+        return .durable(HTTPResponse(status: 204), sequence: channel.delete())
+    }
+
     /// No validator: its reader counts change without a new version.
     func summary(_ parameters: RouteParameters) throws(APIError) -> HTTPResponse {
         let name = parameters.channel

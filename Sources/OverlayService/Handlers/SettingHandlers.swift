@@ -53,7 +53,7 @@ struct SettingHandlers: Sendable {
         guard let change = setting.change(to: text.trimmingSpaces(), devices) else {
             throw .invalidField(field, "must be one of \(setting.names(devices).joined(separator: ", "))")
         }
-        let (overlay, sequence) = try channels.obtain(parameters.channel).write { engine, now in
+        let (overlay, sequence) = try channels.write(parameters.channel, refusal: { _ in nil }) { engine, now in
             change(&engine, now).map { _ in engine.overlay(at: now) }
         }
         return .durable(encoder.response(overlay), sequence: sequence)

@@ -42,7 +42,8 @@ struct StatusBarHandlers: Sendable {
         _ parameters: RouteParameters,
         _ event: (inout OverlayEngine, Instant) -> Applied<Result<StatusBarEffect, StatusBarError>>
     ) throws(APIError) -> Routed {
-        let (result, sequence) = try channels.obtain(parameters.channel).write { engine, now in
+        // Every refusal the engine could give is made before (see `put`): none to try first.
+        let (result, sequence) = try channels.write(parameters.channel, refusal: { _ in nil }) { engine, now in
             event(&engine, now).map { result in result.map { _ in engine.overlay(at: now) } }
         }
         switch result {

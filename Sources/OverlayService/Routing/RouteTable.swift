@@ -67,6 +67,9 @@ extension OverlayService {
         Route("GET", "/channels/{name}", .server, .read) { service, _, parameters throws(APIError) in
             .response(try service.channelList.summary(parameters))
         },
+        Route("DELETE", "/channels/{name}", .server, .write) { service, _, parameters throws(APIError) in
+            try service.channelList.delete(parameters)
+        },
         Route("GET", "/healthz", .server, .open) { service, _, _ throws(APIError) in
             .response(service.serverInfo.health())
         },

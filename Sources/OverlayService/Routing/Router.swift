@@ -136,7 +136,9 @@ struct Router: Sendable {
         var list: [String] = []
         for route in routes where !(route.scope == .server && route.path == "/") {
             list.append("\(route.method) \(route.path)")
-            if route.scope == .server && route.path == "/channels/{name}" { list.append("/channels/{name}/…") }
+            if route.scope == .server && route.path == "/channels/{name}" && route.method == "GET" {
+                list.append("/channels/{name}/…")
+            }
         }
         return list
     }
