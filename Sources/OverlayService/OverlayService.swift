@@ -79,7 +79,9 @@ public final class OverlayService: Sendable {
         let guardian = AccessGuard(
             configuration: configuration, tokens: registry, signed: signed, wallSeconds: wallSeconds)
         self.guardian = guardian
-        held = HeldReaders(scheduler: scheduler, wallSeconds: wallSeconds)
+        held = HeldReaders(scheduler: scheduler, wallSeconds: wallSeconds) { id in
+            registry.entry(id: id, now: wallSeconds()) != nil
+        }
         self.preview = PreviewPage(configuration: configuration)
         self.previewFont = PreviewFont(path: configuration.text.path)
         let restored = loaded.enumerated().map { number, channel in
@@ -109,7 +111,7 @@ public final class OverlayService: Sendable {
         statusBars = StatusBarHandlers(channels: channels, encoder: encoder, configuration: engine.statusBar)
         clocks = ClockHandlers(clock: clock, channels: channels, engine: engine)
         channelList = ChannelHandlers(channels: channels)
-        tokens = TokenHandlers(guardian: guardian, held: held, enabled: configuration.tokensEnabled)
+        tokens = TokenHandlers(guardian: guardian, held: held)
         serverInfo = ServerHandlers(
             clock: configuration.clock, endpoints: router.endpoints, channels: channels,
             metrics: metrics, authFailures: guardian.failures,
@@ -150,6 +152,7 @@ public final class OverlayService: Sendable {
 
     /// Stops the timer thread and closes the store. The service answers no deadline after this.
     public func shutdown() {
+        guardian.tokens.waitForStoredUses()
         guardian.tokens.storeUses()
         scheduler.stop()
         store?.close()
@@ -215,8 +218,13 @@ public final class OverlayService: Sendable {
             switch router.resolve(request) {
             case .route(let route, var parameters):
                 responder.label(route: parameters.label)
-                let checked = try guardian.check(request, route.access, channel: accessChannel(request, parameters))
-                responder.label(principal: checked.logName)
+                // With access.tokens off the token API is not there: 404 to everyone, as any unknown path.
+                if route.path.hasPrefix("/tokens"), !configuration.tokensEnabled {
+                    throw APIError.notFound("the token API is off here (access.tokens: false)")
+                }
+                let checked = try guardian.check(
+                    request, route.access, channel: accessChannel(route, request, parameters),
+                    resolved: { responder.label(principal: $0.logName) })
                 principal = checked
                 parameters.principal = checked
                 return try route.handler(self, request, parameters)
@@ -242,9 +250,9 @@ public final class OverlayService: Sendable {
     }
 
     /// The channel a route's access is checked on: its own, or for `/events` without a prefix
-    /// the one its `channel` parameter names.
-    private func accessChannel(_ request: HTTPRequest, _ parameters: RouteParameters) -> Substring {
-        if !parameters.prefixed, request.path == "/events",
+    /// the one its `channel` parameter names (as its handler reads it, `/events/` included).
+    private func accessChannel(_ route: Route, _ request: HTTPRequest, _ parameters: RouteParameters) -> Substring {
+        if route.path == "/events", !parameters.prefixed,
             let named = request.query.first(where: { $0.name == "channel" })?.value
         {
             return Substring(String(decoding: named, as: UTF8.self))
@@ -258,7 +266,7 @@ public final class OverlayService: Sendable {
         // side table and slow every retain of it; `DeadlineScheduler.stop` drops the entries.
         scheduler.schedule(.heartbeat, at: MonotonicClock.nanoseconds() + interval) { [self] in
             let comment = Array(": heartbeat\n\n".utf8)
-            guardian.tokens.storeUses()
+            guardian.tokens.storeUsesLater()
             for channel in channels.all { channel.heartbeat(comment) }
             scheduleHeartbeat()
         }

@@ -9,6 +9,8 @@ struct JSONObjectReader {
     /// A top-level member's value as far as the verifier cares: a string's text, or something else.
     enum Value: Equatable {
         case string(String)
+        /// A number written as an integer (no fraction, no exponent), within 64 bits.
+        case integer(Int64)
         case other
     }
 
@@ -35,8 +37,15 @@ struct JSONObjectReader {
                 members[name] = .string(text)
                 return true
             }
-            members[name] = .other
-            return reader.skipValue(depth: 2)
+            let start = reader.index
+            guard reader.skipValue(depth: 2) else { return false }
+            let text = reader.bytes[start..<reader.index]
+            let isIntegerLiteral = text.allSatisfy {
+                $0 == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+            }
+            members[name] =
+                isIntegerLiteral ? Int64(String(decoding: text, as: UTF8.self)).map(Value.integer) ?? .other : .other
+            return true
         }
         reader.skipWhitespace()
         return isObject && reader.index == bytes.count ? members : nil

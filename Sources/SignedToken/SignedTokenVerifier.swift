@@ -49,6 +49,16 @@ public final class SignedTokenVerifier: Sendable {
     ///
     /// Never consults the clock: `exp`, `nbf`, `iss` and `aud` are the caller's to check, in the
     /// payload returned.
+    /// The top-level members of a verified payload written as integers (`"exp": 1800000000`, not
+    /// `1.8e9` or `1800000000.0`), by name: RFC 7519's NumericDate claims the caller checks.
+    public static func integerClaims(of payload: [UInt8]) -> [String: Int64] {
+        var integers: [String: Int64] = [:]
+        for (name, value) in JSONObjectReader.members(of: payload) ?? [:] {
+            if case .integer(let number) = value { integers[name] = number }
+        }
+        return integers
+    }
+
     public func verify(_ token: String) -> Result<[UInt8], SignedTokenFailure> {
         let bytes = Array(token.utf8)
         guard bytes.count <= Self.maximumTokenBytes, let parts = CompactToken(bytes),

@@ -79,6 +79,10 @@ struct SignedTokenAccessTests {
         ("{\(good),\(grants)}", 401),
         ("{\(good),\(grants),\"exp\":\"\(now + 60)\"}", 401),
         ("{\(good),\(grants),\"exp\":\(now + 60).5}", 401),
+        // An integer as written: a real, even a whole one, is not a NumericDate.
+        ("{\(good),\(grants),\"exp\":\(now + 60).0}", 401),
+        ("{\(good),\(grants),\"exp\":1.80000006e9}", 401),
+        ("{\(good),\(grants),\"exp\":\(now + 60),\"nbf\":\(now).0}", 401),
         ("{\(good),\(grants),\"exp\":\(now)}", 401),
         ("{\(good),\(grants),\"exp\":\(now - 1)}", 401),
         // nbf: not yet valid, or not an integer.

@@ -35,10 +35,16 @@ final class HeldReaders: Sendable {
     private let state = Mutex(State())
     private let scheduler: DeadlineScheduler
     private let wallSeconds: @Sendable () -> Int64
+    /// Whether the made token of this id is still live: asked once a hold is registered.
+    private let tokenIsLive: @Sendable (String) -> Bool
 
-    init(scheduler: DeadlineScheduler, wallSeconds: @escaping @Sendable () -> Int64) {
+    init(
+        scheduler: DeadlineScheduler, wallSeconds: @escaping @Sendable () -> Int64,
+        tokenIsLive: @escaping @Sendable (String) -> Bool
+    ) {
         self.scheduler = scheduler
         self.wallSeconds = wallSeconds
+        self.tokenIsLive = tokenIsLive
     }
 
     /// Watches `reader`, held with `principal`'s credential, if that credential can end. A
@@ -57,17 +63,27 @@ final class HeldReaders: Sendable {
             }
             return state.next
         }
+        // The deadline before the close handler: a stream already closed runs the handler at
+        // once, which must find the deadline there to cancel.
+        if let expiresAt = principal.expiresAt {
+            let left = max(0, expiresAt - wallSeconds())
+            let outlivesThePoll = seconds.map { Double(left) > $0 } ?? false
+            if !outlivesThePoll {
+                let deadline = MonotonicClock.nanoseconds() + min(left, Int64.max / 2_000_000_000) * 1_000_000_000
+                scheduler.schedule(.credential(number), at: deadline) { [self] in end(number, AccessRefusal.expired) }
+            }
+        }
         if case .stream(let stream) = reader {
             stream.onClose { [self] in
                 state.withLock { _ = $0.holds.removeValue(forKey: number) }
                 scheduler.schedule(.credential(number), at: nil) {}
             }
         }
-        if let expiresAt = principal.expiresAt {
-            let left = max(0, expiresAt - wallSeconds())
-            if let seconds, Double(left) > seconds { return }
-            let deadline = MonotonicClock.nanoseconds() + min(left, Int64.max / 2_000_000_000) * 1_000_000_000
-            scheduler.schedule(.credential(number), at: deadline) { [self] in end(number, AccessRefusal.expired) }
+        // A revocation that looked for this token's readers before this one was listed: it is
+        // ended now, as it would have been then.
+        if let token, !tokenIsLive(token) {
+            scheduler.schedule(.credential(number), at: nil) {}
+            end(number, .revoked)
         }
     }
 

@@ -45,26 +45,30 @@ final class SignedTokens: Sendable {
         guard case .object(let claims)? = try? JSONParser.parse(payload) else {
             throw .invalid("the signed token's claims are not a JSON object")
         }
-        guard let expires = Self.seconds(claims["exp"]) else {
+        // Integers as written: a number like 1.8e9 is a Double to the JSON parser, not a NumericDate.
+        let integers = SignedTokenVerifier.integerClaims(of: payload)
+        guard let expires = integers["exp"], abs(expires) < 1_000_000_000_000_000 else {
             throw .invalid("the signed token must carry an integer exp")
         }
         guard now < expires else { throw .expired }
-        if let notBefore = claims["nbf"] {
-            guard let start = Self.seconds(notBefore) else {
-                throw .invalid("the signed token's nbf must be an integer")
-            }
+        if claims["nbf"] != nil {
+            guard let start = integers["nbf"] else { throw .invalid("the signed token's nbf must be an integer") }
             guard start <= now else { throw .invalid("the signed token is not valid yet") }
         }
         if let issuer {
-            guard case .string(let claimed)? = claims["iss"], claimed == issuer else {
+            // Bytes, not String ==, which would call canonically equivalent spellings equal.
+            guard case .string(let claimed)? = claims["iss"], Array(claimed.utf8) == Array(issuer.utf8) else {
                 throw .invalid("the signed token is for another issuer")
             }
         }
         if let audience {
             let matches: Bool =
                 switch claims["aud"] {
-                case .string(let claimed)?: claimed == audience
-                case .array(let list)?: list.contains(.string(audience))
+                case .string(let claimed)?: Array(claimed.utf8) == Array(audience.utf8)
+                case .array(let list)?:
+                    list.contains {
+                        if case .string(let claimed) = $0 { Array(claimed.utf8) == Array(audience.utf8) } else { false }
+                    }
                 default: false
                 }
             guard matches else { throw .invalid("the signed token is for another audience") }
@@ -76,12 +80,6 @@ final class SignedTokens: Sendable {
         }
         let grants = try Self.grants(claims["overlayd"])
         return Principal(.signed(subject: subject), grants: grants, expiresAt: expires)
-    }
-
-    /// A whole number of seconds that fits a Unix time.
-    private static func seconds(_ value: JSONValue?) -> Int64? {
-        guard case .number(let number)? = value, number == number.rounded(), abs(number) < 1e15 else { return nil }
-        return Int64(number)
     }
 
     /// `{"read": [PATTERN…], "write": […], "deny": […]}`, each optional; no claim is no grant.

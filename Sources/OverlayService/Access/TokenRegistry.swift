@@ -1,4 +1,5 @@
 import Crypto
+import Dispatch
 import MicroHTTP
 import OverlayStore
 import Platform
@@ -55,8 +56,10 @@ final class TokenRegistry: Sendable {
     private struct State {
         var byHash: [Digest: Entry] = [:]
         var byID: [String: Entry] = [:]
-        /// Revoked secrets' hashes: their use is counted as `revoked`, not as an unknown secret.
-        var revoked: Set<Digest> = []
+        /// Ended tokens' hashes, revoked (true) or expired (false): their use is counted as that,
+        /// not as an unknown secret. Bounded: past `endedLimit`, half are forgotten (their use is
+        /// then `invalid`, which is no less a refusal).
+        var ended: [Digest: Bool] = [:]
         /// Uses noted since the store last heard of them.
         var storedUse: [String: Int64] = [:]
         /// Tokens being stored, counted against the limit until they are in.
@@ -88,7 +91,7 @@ final class TokenRegistry: Sendable {
                 else { throw StoreError("token \(token.id) in the data directory cannot be read") }
                 let hash = Digest(hashBytes)
                 if token.revokedAt != nil {
-                    state.revoked.insert(hash)
+                    state.ended[hash] = true
                     continue
                 }
                 let principal = Principal(
@@ -115,8 +118,8 @@ final class TokenRegistry: Sendable {
     /// The token whose secret is `secret`, if it is live at `now` (Unix seconds).
     func lookUp(secret: [UInt8], now: Int64) -> Lookup {
         let hash = Digest(SHA256.hash(secret))
-        let (entry, revoked) = state.withLock { ($0.byHash[hash], $0.revoked.contains(hash)) }
-        guard let entry else { return revoked ? .revoked : .unknown }
+        let (entry, ended) = state.withLock { ($0.byHash[hash], $0.ended[hash]) }
+        guard let entry else { return ended.map { $0 ? .revoked : .expired } ?? .unknown }
         guard entry.isLive(at: now) else { return .expired }
         entry.principal.noteUse(at: now)
         return .found(entry.principal)
@@ -135,7 +138,8 @@ final class TokenRegistry: Sendable {
         // A place is reserved under the lock, so that the limit holds with many admins at once;
         // the store's write (an fsync) is made outside it, where lookups do not wait for it.
         try state.withLock { (state) throws(APIError) in
-            let live = state.byID.values.count { $0.isLive(at: now) } + state.reserved
+            TokenRegistry.purgeExpired(&state, now: now)
+            let live = state.byID.count + state.reserved
             guard live < limit else {
                 throw APIError(
                     status: 503, code: "too_many_tokens",
@@ -163,9 +167,32 @@ final class TokenRegistry: Sendable {
         return (entry, secret)
     }
 
+    static let endedLimit = 100_000
+
+    /// Takes expired tokens out (their hashes kept as ended), so that tokens made and left to
+    /// expire do not pile up in memory or in the cost of counting the live ones.
+    private static func purgeExpired(_ state: inout State, now: Int64) {
+        for entry in state.byID.values where !entry.isLive(at: now) {
+            state.byID[entry.id] = nil
+            state.byHash[entry.hash] = nil
+            end(entry.hash, revoked: false, in: &state)
+        }
+    }
+
+    private static func end(_ hash: Digest, revoked: Bool, in state: inout State) {
+        state.ended[hash] = revoked
+        if state.ended.count > endedLimit {
+            state.ended = Dictionary(
+                uniqueKeysWithValues: state.ended.prefix(endedLimit / 2).map { ($0.key, $0.value) })
+        }
+    }
+
     /// The live tokens, oldest first.
     func list(now: Int64) -> [Entry] {
-        state.withLock { $0.byID.values.filter { $0.isLive(at: now) } }.sorted {
+        state.withLock { state in
+            TokenRegistry.purgeExpired(&state, now: now)
+            return Array(state.byID.values)
+        }.sorted {
             ($0.createdAt, $0.id) < ($1.createdAt, $1.id)
         }
     }
@@ -187,9 +214,22 @@ final class TokenRegistry: Sendable {
         return state.withLock { state in
             guard state.byID.removeValue(forKey: id) != nil else { return nil }
             state.byHash[entry.hash] = nil
-            state.revoked.insert(entry.hash)
+            TokenRegistry.end(entry.hash, revoked: true, in: &state)
             return entry
         }
+    }
+
+    /// Where the last uses are written from the heartbeat: not the scheduler's thread, which an
+    /// fsync (or SQLite waiting for the channels' writer) would hold up with every deadline.
+    private let useWriter = DispatchQueue(label: "overlayd.token-uses")
+
+    /// `storeUses` on a thread of its own; `waitForStoredUses` waits for what it has queued.
+    func storeUsesLater() {
+        useWriter.async { [self] in storeUses() }
+    }
+
+    func waitForStoredUses() {
+        useWriter.sync {}
     }
 
     /// Writes the last uses noted since the last call to the store (a few rows a minute at most).

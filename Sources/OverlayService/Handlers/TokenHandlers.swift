@@ -6,13 +6,11 @@ import OverlayEngine
 struct TokenHandlers: Sendable {
     let guardian: AccessGuard
     let held: HeldReaders
-    let enabled: Bool
 
     /// The longest a token may live: ten years.
     static let maximumLifetime: Int64 = 3650 * 86_400
 
     func create(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        try requireEnabled()
         let now = guardian.wallSeconds()
         let fields = try TokenFields.read(request, now: now)
         let (entry, secret) = try guardian.tokens.create(
@@ -25,7 +23,6 @@ struct TokenHandlers: Sendable {
     }
 
     func list() throws(APIError) -> HTTPResponse {
-        try requireEnabled()
         let entries = guardian.tokens.list(now: guardian.wallSeconds())
         return HTTPResponse.json(200, headers: [.json, .noStore]) {
             $0.beginObject()
@@ -38,7 +35,6 @@ struct TokenHandlers: Sendable {
     }
 
     func get(_ parameters: RouteParameters) throws(APIError) -> HTTPResponse {
-        try requireEnabled()
         let id = String(parameters.value ?? "")
         guard let entry = guardian.tokens.entry(id: id, now: guardian.wallSeconds()) else { throw Self.noToken(id) }
         return HTTPResponse.json(200, headers: [.json, .noStore]) { $0.token(entry, secret: nil) }
@@ -46,7 +42,6 @@ struct TokenHandlers: Sendable {
 
     /// Revoked at once and on disk before the answer; its held readers end now.
     func revoke(_ parameters: RouteParameters) throws(APIError) -> HTTPResponse {
-        try requireEnabled()
         let id = String(parameters.value ?? "")
         guard try guardian.tokens.revoke(id: id, now: guardian.wallSeconds()) != nil else { throw Self.noToken(id) }
         held.end(token: id)
@@ -70,10 +65,6 @@ struct TokenHandlers: Sendable {
             if let expiresAt = principal.expiresAt { $0.integer(expiresAt) } else { $0.null() }
             $0.endObject()
         }
-    }
-
-    private func requireEnabled() throws(APIError) {
-        guard enabled else { throw .notFound("the token API is off here (access.tokens: false)") }
     }
 
     private static func noToken(_ id: String) -> APIError {
@@ -165,8 +156,10 @@ struct TokenFields {
     /// `expires` (a wait: seconds, or `30d`) or `expiresAt` (Unix seconds), within ten years.
     private static func expiry(_ members: [String: JSONValue], now: Int64) throws(APIError) -> Int64? {
         let lifetime = TokenHandlers.maximumLifetime
-        switch (members["expires"], members["expiresAt"]) {
-        case (nil, nil), (.null?, nil), (nil, .null?), (.null?, .null?):
+        // A null is no value, as if the member were not there.
+        func given(_ name: String) -> JSONValue? { members[name] == .null ? nil : members[name] }
+        switch (given("expires"), given("expiresAt")) {
+        case (nil, nil):
             return nil
         case (.some, .some):
             throw .badRequest("give expires or expiresAt, not both", field: "expiresAt")

@@ -33,8 +33,6 @@ final class Route: Sendable {
         /// /auth`, nginx's question about a subscriber): the guard checks only the host.
         case subrequest
 
-        /// Whether the route changes something: `?auth=` is refused and the write rate applies.
-        var isWrite: Bool { self == .write || self == .writeEverything || self == .admin }
     }
 
     /// Where the path lives.

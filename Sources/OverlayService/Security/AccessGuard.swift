@@ -52,35 +52,39 @@ final class AccessGuard: Sendable {
 
     /// The request's principal, once its credential, its origin, its access to `channel` (for the
     /// channel's routes) and the write rate allow the request; else the refusal (401, 403, 429).
-    /// Open routes check nothing but the web page's host, so that health checks and CORS
-    /// preflights work.
+    /// `resolved` is told the principal as soon as its credential is accepted, so that a refusal
+    /// of its access is logged under it. Open routes check nothing but the web page's host, so
+    /// that health checks and CORS preflights work.
     @discardableResult
-    func check(_ request: HTTPRequest, _ access: Route.Access, channel: Substring) throws(APIError) -> Principal {
+    func check(
+        _ request: HTTPRequest, _ access: Route.Access, channel: Substring, resolved: (Principal) -> Void = { _ in }
+    ) throws(APIError) -> Principal {
         try crossOrigin.checkHost(request)
         if access == .open || access == .subrequest || request.method == "OPTIONS" { return anonymous }
-        let credentials = credentialsConfigured || tokens.hasTokens
-        if credentials, access.isWrite, request.header("Authorization") == nil,
-            request.query.contains(where: { $0.name == "auth" })
-        {
+        // What a request changes is a write whatever the route needs: a GET of an admin's route
+        // reads, takes `?auth=` and spends no write rate.
+        let write = request.method != "GET" && request.method != "HEAD"
+        if write, credentialsConfigured || tokens.hasTokens, request.query.contains(where: { $0.name == "auth" }) {
             throw .badRequest(
                 "auth is taken on reads only; send a writer's token as Authorization: Bearer <token>", field: "auth")
         }
         let principal: Principal
         do throws(AccessRefusal) {
-            principal = try resolve(request, write: access.isWrite)
+            principal = try resolve(request, write: write)
         } catch {
             failures.count(error)
             throw error.error
         }
+        resolved(principal)
         // A browser never attaches a credential on its own: a forged write comes without one.
-        if access.isWrite && !principal.presentedCredential { try crossOrigin.checkOrigin(request) }
+        if write && !principal.presentedCredential { try crossOrigin.checkOrigin(request) }
         do throws(AccessRefusal) {
             try authorize(principal, access, channel: channel)
         } catch {
             failures.count(error)
             throw error.error
         }
-        if access.isWrite, let limiter {
+        if write, let limiter {
             let client = principal.rateKey ?? request.remoteAddress
             let wait = limiter.take(for: client)
             if wait > 0 {
