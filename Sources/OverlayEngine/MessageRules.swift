@@ -51,7 +51,8 @@ public enum MessageRules {
         return .success(input)
     }
 
-    /// The text (or subtitle) trimmed of surrounding white space, if 1–256 characters remain.
+    /// The text (or subtitle) trimmed of surrounding white space, if 1–256 characters remain
+    /// (counted, and later measured, on what is kept).
     public static func text(_ text: String, field: String = "text") -> Result<String, EngineError> {
         let trimmed = trimmed(text)
         if trimmed.isEmpty {
@@ -102,6 +103,9 @@ public enum MessageRules {
             ? .invalidField(field: "key", reason: "must be 1 to \(maximumKeyLength) characters") : nil
     }
 
+    /// The text without the grapheme clusters at either end that are white space through and
+    /// through (Unicode's White_Space). `Character.isWhitespace` looks at the first scalar only,
+    /// and would take " \u{301}" (a space carrying an accent) and the accent with it.
     static func trimmed(_ text: String) -> String {
         // The common case, text that starts and ends with a visible ASCII character, needs no
         // walk over its characters.
@@ -110,9 +114,12 @@ public enum MessageRules {
         {
             return text
         }
-        guard let first = text.firstIndex(where: { !$0.isWhitespace }),
-            let last = text.lastIndex(where: { !$0.isWhitespace })
+        guard let first = text.firstIndex(where: { !isBlank($0) }), let last = text.lastIndex(where: { !isBlank($0) })
         else { return "" }
         return String(text[first...last])
+    }
+
+    private static func isBlank(_ character: Character) -> Bool {
+        character.unicodeScalars.allSatisfy(\.properties.isWhitespace)
     }
 }

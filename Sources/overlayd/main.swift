@@ -16,12 +16,20 @@ case .exit(let status):
     exit(status)
 }
 
-// Block SIGINT and SIGTERM before any thread starts, so every thread inherits the mask and the
-// signals wait for sigwait below instead of killing the process mid-request.
+// Block the stopping signals before any thread starts, so every thread inherits the mask and the
+// signals wait for sigwait below instead of killing the process mid-request. SIGHUP (a closed
+// terminal, `kill -HUP`) stops as SIGTERM does, there being nothing to reload.
 var signals = sigset_t()
 sigemptyset(&signals)
 sigaddset(&signals, SIGINT)
 sigaddset(&signals, SIGTERM)
+// Unless it comes ignored (`nohup`): Linux keeps a blocked signal pending even when ignored, so
+// waiting for it would stop on the hang-up nohup was asked to survive.
+var hangUp = sigaction()
+sigaction(SIGHUP, nil, &hangUp)
+if unsafeBitCast(hangUp.__sigaction_handler.sa_handler, to: Int.self) != unsafeBitCast(SIG_IGN, to: Int.self) {
+    sigaddset(&signals, SIGHUP)
+}
 pthread_sigmask(SIG_BLOCK, &signals, nil)
 signal(SIGPIPE, SIG_IGN)
 

@@ -24,7 +24,6 @@ extension ErrorTests {
         BadRequest("POST", "/messages", body: #"{"text": "a", "progress": NaN}"#, 400, "invalid_json"),
         BadRequest("POST", "/messages", body: #"{"text": "a", "duration": Infinity}"#, 400, "invalid_json"),
         BadRequest("POST", "/messages", body: #"{"text": "a", "duration": -Infinity}"#, 400, "invalid_json"),
-        BadRequest("POST", "/messages", body: #"{"text": "a", "duration": 1e999}"#, 400, "invalid_json"),
         BadRequest("POST", "/messages", body: #"{"text": "a", "duration": 01}"#, 400, "invalid_json"),
         BadRequest("POST", "/messages", body: #"{"text": "a", "duration": .5}"#, 400, "invalid_json"),
         BadRequest("POST", "/messages", body: #"{"text": "a", "duration": 1.}"#, 400, "invalid_json"),
@@ -115,7 +114,6 @@ extension ErrorTests {
         BadRequest("POST", "/messages?duration=nan", "text/plain", body: "a", 400, "bad_request", field: "duration"),
         BadRequest("POST", "/messages?duration=0x10", "text/plain", body: "a", 400, "bad_request", field: "duration"),
         BadRequest("POST", "/messages?duration=", "text/plain", body: "a", 400, "bad_request", field: "duration"),
-        BadRequest("POST", "/messages?duration=1e999", "text/plain", body: "a", 400, "bad_request", field: "duration"),
         BadRequest(
             "POST", "/messages?immediate=maybe", "text/plain", body: "a", 400, "bad_request", field: "immediate"),
         BadRequest("POST", "/messages?immediate=", "text/plain", body: "a", 400, "bad_request", field: "immediate"),
@@ -192,6 +190,11 @@ extension ErrorTests {
 
     /// 422: a field out of its range.
     static let outOfRange: [BadRequest] = [
+        // A number too large for a Double is out of range, one answer in JSON and in a query.
+        BadRequest(
+            "POST", "/messages", body: #"{"text": "a", "duration": 1e999}"#, 422, "invalid_field", field: "duration"),
+        BadRequest(
+            "POST", "/messages?duration=1e999", "text/plain", body: "a", 422, "invalid_field", field: "duration"),
         BadRequest("POST", "/messages", body: #"{"text": ""}"#, 422, "invalid_field", field: "text"),
         BadRequest("POST", "/messages", body: #"{"text": " \n\t "}"#, 422, "invalid_field", field: "text"),
         BadRequest("POST", "/messages", "text/plain", body: "   \n", 422, "invalid_field", field: "text"),

@@ -21,7 +21,8 @@ struct JSONNumberTests {
 
     @Test func edgesReadAsDoubleReadsThem() throws {
         for text in Self.edges {
-            let expected = Double(text).flatMap { $0.isFinite ? $0 : nil }
+            // A number too large reads as infinity, which every field's range refuses (422).
+            let expected = Double(text)
             let got = try? Self.parsed(text)
             #expect(got?.bitPattern == expected?.bitPattern, "\(text)")
         }

@@ -35,7 +35,7 @@ extension Field where Value == ScheduleTime {
         Field(name) { (value) throws(FieldProblem) in
             if case .json(.number(let number)) = value { return .number(number) }
             let text = try value.string().trimmingSpaces()
-            if let seconds = WaitText.number(text) { return .number(seconds) }
+            if let seconds = FieldValue.decimal(text) { return .number(seconds) }
             switch CalendarTime.read(text) {
             case .time(let unix)?: return .calendar(unixNanoseconds: unix)
             case .noSuchTime?: throw FieldProblem(.invalid, "names no date and time on the calendar: \"\(text)\"")
@@ -70,7 +70,7 @@ extension Field where Value == Priority {
 /// A wait as text: seconds, or a number and one unit letter.
 enum WaitText {
     static func seconds(_ text: String) -> Double? {
-        if let seconds = number(text) { return seconds }
+        if let seconds = FieldValue.decimal(text) { return seconds }
         guard let unit = text.last else { return nil }
         let scale: Double
         switch unit {
@@ -80,15 +80,6 @@ enum WaitText {
         case "d": scale = 86400
         default: return nil
         }
-        return number(String(text.dropLast()).trimmingSpaces()).map { $0 * scale }
-    }
-
-    /// Decimal text as JSON writes numbers. Digits too many for a Double read as infinity, which
-    /// the range checks refuse (422) like any other value too large.
-    static func number(_ text: String) -> Double? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ FieldValue.numberCharacters.contains($0) }),
-            let number = Double(text), !number.isNaN
-        else { return nil }
-        return number
+        return FieldValue.decimal(String(text.dropLast()).trimmingSpaces()).map { $0 * scale }
     }
 }

@@ -48,18 +48,19 @@ package enum FieldValue: Sendable, Equatable {
         return text
     }
 
-    /// A finite number: a JSON number, or decimal text as JSON writes numbers (surrounding
-    /// blanks aside). `expected` names what it should be in the refusal ("a number of seconds").
+    /// A number: a JSON number, or decimal text as JSON writes numbers (surrounding blanks
+    /// aside). `expected` names what it should be in the refusal ("a number of seconds").
+    /// Digits too many for a Double read as ±infinity, in text as in JSON, so that every field's
+    /// range check refuses them alike (422): the caller checks the range, never finiteness alone.
     package func number(expected: String = "a number") throws(FieldProblem) -> Double {
         if case .json(.number(let number)) = self { return number }
         if case .bare = self { throw FieldProblem(.malformed, "must be \(expected)") }
         guard let text = try text() else {
             throw FieldProblem(.malformed, "must be \(expected), not \(jsonTypeName)")
         }
-        let trimmed = text.trimmingSpaces()
-        guard !trimmed.isEmpty, trimmed.utf8.allSatisfy({ FieldValue.numberCharacters.contains($0) }),
-            let number = Double(trimmed), number.isFinite
-        else { throw FieldProblem(.malformed, "must be \(expected), not \"\(text)\"") }
+        guard let number = FieldValue.decimal(text.trimmingSpaces()) else {
+            throw FieldProblem(.malformed, "must be \(expected), not \"\(text)\"")
+        }
         return number
     }
 
@@ -134,6 +135,15 @@ package enum FieldValue: Sendable, Equatable {
 
     /// Decimal text as JSON writes numbers; refuses what `Double(_:)` also takes ("inf", "0x1p3").
     static let numberCharacters = Set("0123456789+-.eE".utf8)
+
+    /// Decimal text as a number, the one reading of every field's text. Digits too many for a
+    /// Double read as ±infinity, as the JSON parser reads them, for the range checks to refuse.
+    static func decimal(_ text: String) -> Double? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ numberCharacters.contains($0) }), let number = Double(text),
+            !number.isNaN
+        else { return nil }
+        return number
+    }
 }
 
 /// Why a value could not be read, in words that follow its name: "must be a number, not …".

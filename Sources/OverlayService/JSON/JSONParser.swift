@@ -178,7 +178,10 @@ public struct JSONParser {
         }
         if let exact = exactValue(from: start) { return exact }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        guard let number = Double(text), number.isFinite else {
+        // Digits too many for a Double are still JSON (RFC 8259 §6 leaves the range to the
+        // reader): ±infinity, which a field refuses as too large (422), as it does the same text
+        // in a query. Nothing writes it back: the writer writes a non-finite number as null.
+        guard let number = Double(text) else {
             throw JSONSyntaxError(reason: "number out of range", offset: start)
         }
         return number
