@@ -2,7 +2,15 @@
 /// changes alike.
 public enum MessageRules {
     public static let maximumTextLength = 256
+    /// Bytes of UTF-8 a text or a subtitle may hold besides its 256 characters: a character may
+    /// carry any number of combining marks, so characters alone bound no memory (a text of marks
+    /// would be about 7 KB). Four bytes a character is what any real script needs.
+    public static let maximumTextBytes = 1024
     public static let maximumKeyLength = 128
+    /// A key's bytes, for the same reason: 128 characters of up to 4 bytes each.
+    public static let maximumKeyBytes = 512
+    /// An icon's bytes: enough for four of the longest emoji (a family joined by ZWJs is 25).
+    public static let maximumIconBytes = 128
     /// An icon is a glyph or a few (an emoji, a flag, "OK"), never a word: it sits in a 16-point square.
     public static let maximumIconCharacters = 4
     public static let maximumDuration = Interval.seconds(3600)
@@ -62,6 +70,9 @@ public enum MessageRules {
         if trimmed.utf8.count > maximumTextLength && trimmed.count > maximumTextLength {
             return .failure(.invalidField(field: field, reason: "must be at most \(maximumTextLength) characters"))
         }
+        if trimmed.utf8.count > maximumTextBytes {
+            return .failure(.invalidField(field: field, reason: "must be at most \(maximumTextBytes) bytes of UTF-8"))
+        }
         return .success(trimmed)
     }
 
@@ -71,10 +82,12 @@ public enum MessageRules {
         let trimmed = trimmed(icon)
         // A cluster is at least one scalar: 4 scalars or fewer need no grapheme walk.
         let clusters = trimmed.unicodeScalars.count <= maximumIconCharacters ? nil : trimmed.count
-        if trimmed.isEmpty || (clusters ?? 0) > maximumIconCharacters {
+        if trimmed.isEmpty || (clusters ?? 0) > maximumIconCharacters || trimmed.utf8.count > maximumIconBytes {
             return .failure(
                 .invalidField(
-                    field: "icon", reason: "must be 1 to \(maximumIconCharacters) characters (grapheme clusters)"))
+                    field: "icon",
+                    reason: "must be 1 to \(maximumIconCharacters) characters (grapheme clusters) "
+                        + "and at most \(maximumIconBytes) bytes of UTF-8"))
         }
         return .success(trimmed)
     }
@@ -99,8 +112,11 @@ public enum MessageRules {
     }
 
     public static func check(key: String) -> EngineError? {
-        key.isEmpty || key.count > maximumKeyLength
-            ? .invalidField(field: "key", reason: "must be 1 to \(maximumKeyLength) characters") : nil
+        key.isEmpty || key.utf8.count > maximumKeyBytes || key.count > maximumKeyLength
+            ? .invalidField(
+                field: "key",
+                reason: "must be 1 to \(maximumKeyLength) characters and at most \(maximumKeyBytes) bytes of UTF-8")
+            : nil
     }
 
     /// The text without the grapheme clusters at either end that are white space through and
