@@ -5,12 +5,12 @@ import Testing
 /// Readers that ask for a large page of `GET /messages` and never read it hold a bounded amount
 /// of the server's memory: a page is at most `limits.maxPageBytes`, and readers of the same page
 /// at one version share one copy. Measured in the real executable, whose memory is its own, with
-/// the default bound (1 MiB): 200 messages of 15 KB make three pages.
+/// the default bound (1 MiB): 1,000 of the largest messages (2.4 KB each) make three pages.
 @Suite("Stalled readers")
 struct StalledReaderTests {
     static let token = "stalled-reader-token"
-    /// 256 characters of `e` and 29 combining accents: 15,104 bytes a message.
-    static let heavyText = String(repeating: "e" + String(repeating: "\u{301}", count: 29), count: 256)
+    /// 256 characters of 4 bytes: the most a text (and a subtitle) may hold, 1,024 bytes.
+    static let heavyText = String(repeating: "😀", count: 256)
     static let pageBytes = 1 << 20
 
     @Test func stalledReadersHoldABoundedAmount() throws {
@@ -23,9 +23,9 @@ struct StalledReaderTests {
             environment: ["OVERLAYD_TOKEN": Self.token])
         defer { _ = child.stop() }
         let port = try #require(child.listeningPort())
-        let body = #"{"text": "\#(Self.heavyText)"}"#
-        // 200 messages: a whole queue is 3 MB, three pages of the bound.
-        for _ in 0..<200 {
+        let body = #"{"text": "\#(Self.heavyText)", "subtitle": "\#(Self.heavyText)"}"#
+        // 1,000 messages (the queue's limit): a whole queue is 2.4 MB, three pages of the bound.
+        for _ in 0..<1000 {
             let posted = try RawClient.request(
                 "POST", "/messages", port: port,
                 headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(Self.token)")], body: body)
@@ -44,7 +44,7 @@ struct StalledReaderTests {
         #expect(shared < 6 * 1024, "20 readers of one page grew the server by \(shared) KB")
 
         // Twenty more, each asking for a page of its own: each holds at most about a page (without
-        // the byte bound, the whole queue: 60 MB).
+        // the byte bound, most of the queue: 40 MB).
         for limit in 900..<920 { readers.append(try Self.stalledReader(port: port, path: "/messages?limit=\(limit)")) }
         let apart = try #require(Self.residentKB(child.pid)) - before - shared
         let bound = 20 * 2 * Self.pageBytes / 1024
