@@ -105,10 +105,14 @@ extension HTTPServer {
         if let refusal = HTTPServer.refusal(head) {
             return responder.refuse(connection, refusal) ? .YES : .NO
         }
+        let walk = HeaderWalk(of: connection)
+        if let refusal = walk.refusal {
+            return responder.refuse(connection, refusal) ? .YES : .NO
+        }
         if head.content_length > maxBodyBytes {
             return responder.refuse(connection, .bodyTooLarge(limit: maxBodyBytes)) ? .YES : .NO
         }
-        responder.headJudged(head)
+        responder.headJudged(head, contentCoding: walk.contentCoding)
         return .YES
     }
 

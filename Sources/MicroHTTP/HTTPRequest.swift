@@ -72,6 +72,23 @@ public struct HTTPRequest: Sendable {
         }
     }
 
+    /// The content coding the body is declared in (RFC 9110 §8.4) when it is not identity: the
+    /// value of the first `Content-Encoding` field naming another (`gzip`, `gzip, identity`). Nil
+    /// with none, or only `identity` or empty ones, so that a reader refuses what it cannot decode.
+    public var contentCoding: String? {
+        switch headers {
+        case .connection(let responder):
+            // Found by the server's walk over the head (`HeaderWalk`), not looked up.
+            return responder.contentCoding
+        case .list(let list, _):
+            for header in list where header.name.utf8.count == 16 && header.name.lowercased() == "content-encoding" {
+                var value = header.value
+                if !value.withUTF8({ HeaderWalk.namesNoCoding(UnsafeRawBufferPointer($0)) }) { return value }
+            }
+            return nil
+        }
+    }
+
     /// The body's form fields: `multipart/form-data`, or `application/x-www-form-urlencoded`,
     /// which a request that names no type is taken to be. Nil when the body is not a well-formed
     /// form of its type, or has another type.

@@ -4,10 +4,11 @@ import Platform
 // What libmicrohttpd's callbacks do with a responder, on the thread that serves its connection
 // (see DaemonCallbacks.swift).
 extension HTTPResponder {
-    /// The head has been judged and passed: keeps where its common headers are, and where a
-    /// chunked body starts in libmicrohttpd's buffer.
-    func headJudged(_ head: overlayd_head) {
+    /// The head has been judged and passed: keeps where its common headers are, the body's
+    /// content coding, and where a chunked body starts in libmicrohttpd's buffer.
+    func headJudged(_ head: overlayd_head, contentCoding: String?) {
         headers.headJudged(head.known)
+        self.contentCoding = contentCoding
         if head.chunked != 0 { body.chunked(from: head.body_start) }
     }
 

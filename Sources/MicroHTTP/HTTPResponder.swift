@@ -73,6 +73,9 @@ public final class HTTPResponder: @unchecked Sendable {
     /// Who made the request, as the access log names it (never a secret); set by the handler.
     var principal = ""
     var methodLabel = RequestDurations.methodCount - 1
+    /// The first `Content-Encoding` that names a coding other than identity (`HeaderWalk`); last,
+    /// so that the fields an answer reads keep their places (see the note on the order above).
+    var contentCoding: String?
 
     init(server: HTTPServer, connection: OpaquePointer) {
         self.server = server

@@ -84,6 +84,23 @@ struct ProtocolStrictnessTests {
             name: "control character in a value", head: "GET /m HTTP/1.1\r\nHost: x\r\nX-A: a\u{1}b\r\n\r\n",
             status: 400),
         Case(name: "header name with a slash", head: "GET /m HTTP/1.1\r\nHost: x\r\nX/A: a\r\n\r\n", status: 400),
+        // RFC 9112 §3.2: more than one Host is 400; a check that read the first would pass what a
+        // proxy reads from the second.
+        Case(name: "two Host fields", head: "GET /m HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n", status: 400),
+        Case(name: "one Host twice", head: "GET /m HTTP/1.1\r\nHost: x\r\nhost: x\r\n\r\n", status: 400),
+        Case(name: "two Host fields in HTTP/1.0", head: "GET /m HTTP/1.0\r\nHost: x\r\nHOST: y\r\n\r\n", status: 400),
+        Case(
+            name: "two Content-Type fields",
+            head:
+                "POST /m HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Type: application/json\r\n"
+                + "Content-Length: 5\r\n\r\nhello",
+            status: 400),
+        Case(
+            name: "one Content-Type twice",
+            head:
+                "POST /m HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\ncontent-type: text/plain\r\n"
+                + "Content-Length: 5\r\n\r\nhello",
+            status: 400),
         // libmicrohttpd parses the query into the connection's pool before any callback; past what
         // the pool holds it logs a 431 it never sends, and the client would wait for the timeout.
         Case(

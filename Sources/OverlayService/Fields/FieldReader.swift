@@ -31,6 +31,7 @@ package struct FieldReader {
     }
 
     package init(_ request: borrowing HTTPRequest, textField: String?, formNames: [String]) throws(APIError) {
+        try FieldReader.refuseContentCoding(request)
         try addQuery(request)
         switch try FieldReader.readBody(request, textField: textField, formNames: formNames) {
         case .none:
@@ -85,7 +86,8 @@ package struct FieldReader {
     package static func read<Input>(
         _ request: borrowing HTTPRequest, _ fields: FieldSet<Input>, into input: inout Input
     ) throws(APIError) {
-        if request.query.isEmpty, isJSONObjectBody(request),
+        // A coded body takes the general reading, which refuses it.
+        if request.query.isEmpty, request.contentCoding == nil, isJSONObjectBody(request),
             let members = JSONParser.knownMembers(request.body, names: fields.utf8Names)
         {
             var read = input
@@ -95,6 +97,14 @@ package struct FieldReader {
             }
         }
         try FieldReader(request, fields).read(fields, into: &input)
+    }
+
+    /// Refuses a body in a content coding (415): overlayd decodes none, and every reader of a
+    /// body calls this first (the fields here, `POST /tokens`' JSON). Without a body there is
+    /// nothing to decode, and the query is read as always.
+    package static func refuseContentCoding(_ request: borrowing HTTPRequest) throws(APIError) {
+        guard !request.body.isEmpty, let coding = request.contentCoding else { return }
+        throw .unsupportedEncoding(coding)
     }
 
     /// Whether the general reading takes the body as JSON: `application/json`, or no type (or a

@@ -112,6 +112,7 @@ struct TokenFields {
     static let known = ["label", "grants", "admin", "expires", "expiresAt"]
 
     static func read(_ request: HTTPRequest, now: Int64) throws(APIError) -> TokenFields {
+        try FieldReader.refuseContentCoding(request)
         switch request.withHeader("Content-Type", MediaType.kind(of:)) {
         case .json, .unnamedOrForm: break
         case .text: throw .unsupportedMediaType("text/plain")

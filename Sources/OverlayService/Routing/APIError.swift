@@ -47,6 +47,16 @@ public struct APIError: Error, Hashable, Sendable {
                 "cannot read a body of type \(type); send application/json, text/plain, a form or multipart/form-data")
     }
 
+    /// A body in a content coding overlayd does not decode (every one but identity): read as it
+    /// came, a gzip body would be a misleading 400 or a message of binary text. RFC 9110 §15.5.16
+    /// suggests naming what is accepted.
+    static func unsupportedEncoding(_ coding: String) -> APIError {
+        APIError(
+            status: 415, code: "unsupported_encoding",
+            message: "cannot read a body in content coding \(coding); send it unencoded (identity)",
+            field: "Content-Encoding", headers: [Header(name: "Accept-Encoding", value: "identity")])
+    }
+
     /// The answer to a request the server will not finish because it is stopping.
     static let shuttingDown = APIError(
         status: 503, code: "shutting_down", message: "the server is stopping",

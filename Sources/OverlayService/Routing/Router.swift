@@ -2,7 +2,7 @@ import MicroHTTP
 import OverlayEngine
 
 /// Finds a request's route in the table, or the answer when there is none (404, 405 with
-/// `Allow`, 204 to OPTIONS).
+/// `Allow`, 204 to OPTIONS, `OPTIONS *` included).
 struct Router: Sendable {
     /// The routes of one path pattern, with what `OPTIONS` and a 405 announce. A class, for the
     /// same reason as `Route`.
@@ -24,9 +24,10 @@ struct Router: Sendable {
             self.routes = routes
             self.label = label
             let order = ["GET", "POST", "PUT", "PATCH", "DELETE"]
-            let methods = routes.map(\.method).sorted {
-                (order.firstIndex(of: $0) ?? 99) < (order.firstIndex(of: $1) ?? 99)
-            }
+            // Each once: the server-wide group (`OPTIONS *`) holds many routes of one method.
+            var methods: [String] = []
+            for route in routes where !methods.contains(route.method) { methods.append(route.method) }
+            methods.sort { (order.firstIndex(of: $0) ?? 99) < (order.firstIndex(of: $1) ?? 99) }
             allowed = methods + (methods.contains("GET") ? ["HEAD"] : []) + ["OPTIONS"]
             allowHeader = Header(name: "Allow", value: allowed.joined(separator: ", "))
             isOpen = routes.allSatisfy { $0.access == .open }
@@ -62,6 +63,9 @@ struct Router: Sendable {
     /// A list, not a dictionary: these paths are small strings, compared in one step each, where
     /// hashing the path would cost more than the whole scan.
     private let exact: [(path: String, group: Group)]
+    /// What `OPTIONS *` announces (RFC 9110 §9.3.7): every method of the server, on any path. Its
+    /// requests count as `unmatched`: `*` is no path of the table.
+    private let server: Group
 
     init(routes: [Route]) {
         self.routes = routes
@@ -88,6 +92,7 @@ struct Router: Sendable {
             if !exact.contains(where: { $0.path == path }) { exact.append((path, group)) }
         }
         self.exact = exact
+        server = Group(pattern: RoutePattern("*"), scope: .server, routes: routes, label: 0)
     }
 
     /// The route of a request. A path under `/channels/{name}/` is a channel route of that
@@ -99,6 +104,9 @@ struct Router: Sendable {
                 request.method, in: group,
                 RouteParameters(channel: ChannelRegistry.defaultName, prefixed: false, label: group.label))
         }
+        // The asterisk-form target (RFC 9112 §3.2.4) is OPTIONS' alone; with any other method it
+        // names nothing, as an unknown path does. Past the exact paths: they cost it nothing.
+        if request.path == "*" && request.method == "OPTIONS" { return .options(server) }
         var path = Router.segments(of: request.path)[...]
         var channel = ChannelRegistry.defaultName
         var prefixed = false
