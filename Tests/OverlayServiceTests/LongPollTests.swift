@@ -296,4 +296,17 @@ struct LongPollTests {
         #expect(try live.get("/healthz").status == 200)
         #expect(try live.version() == 1)
     }
+
+    /// A channel that does not exist reads as a new one, version 0; a first long-poll from that
+    /// version waits on the channel it makes (whose first version, on the real clock, is about
+    /// 10^15) instead of answering at once, and is answered by its first change.
+    @Test func firstLongPollOfANewChannelWaits() throws {
+        let live = try LiveServer(clock: .real)
+        #expect(try live.version("/channels/fresh/overlay") == 0)
+        let poll = try StreamClient(port: live.port, path: "/channels/fresh/overlay?wait=60&since=0")
+        #expect(try live.waitForMetric("overlayd_long_poll_waiters", channel: "fresh", toBe: 1))
+        #expect(try live.post("/channels/fresh/messages", json: #"{"text": "first"}"#).status == 202)
+        let answer = try poll.response()
+        #expect(answer.status == 200 && answer.json["label"]?["text"]?.string == "first")
+    }
 }

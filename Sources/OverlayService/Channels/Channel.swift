@@ -27,6 +27,9 @@ final class Channel: Sendable {
     private let state: Mutex<Machine>
     /// The page of `GET /messages` built last (see `PageCache`).
     let pages = PageCache()
+    /// The version the channel was made with: what a read of it showed before it existed stands
+    /// for this one (see `OverlayHandlers.overlay`).
+    let firstVersion: UInt64
 
     /// A channel with `engine`. `restarted` are the changes of a restart (a channel read back
     /// from the store): they are stored at once, with the whole state of the channel, so that
@@ -43,6 +46,7 @@ final class Channel: Sendable {
         self.encoder = encoder
         self.store = store
         self.publisher = publisher
+        firstVersion = engine.version
         let setting = Machine.Setting(
             name: name, clock: clock.mode, stores: store != nil, publishes: publisher != nil, encoder: encoder,
             devices: devices)

@@ -21,7 +21,12 @@ struct OverlayHandlers: Sendable {
         // differs is a read, answered below, and a read creates nothing. Should the version move
         // between this look and the wait, the wait answers at once.
         if wait > 0, let since, since == channels.read(name, { engine, _ in engine.version }) {
-            return .wait(try channels.obtainForReading(name), since: since, seconds: wait)
+            let existed = channels.existing(name) != nil
+            let channel = try channels.obtainForReading(name)
+            // A channel that did not exist read as a new one (version 0); the one just made is
+            // that same state under its first version (about 10^15 on the real clock), and a
+            // wait on it from the version read must not answer at once for the number alone.
+            return .wait(channel, since: existed ? since : channel.firstVersion, seconds: wait)
         }
         // The common conditional GET names one version: the channel answers it from the
         // version's template, under its lock, without encoding the overlay again.
