@@ -10,7 +10,7 @@ public enum SHA256: Sendable {
     public static func hash<S: Sequence>(_ bytes: S) -> [UInt8] where S.Element == UInt8 {
         guard let context = EVP_MD_CTX_new() else { Self.fail("EVP_MD_CTX_new") }
         defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else { Self.fail("EVP_DigestInit_ex") }
+        guard EVP_DigestInit_ex(context, algorithm.md, nil) == 1 else { Self.fail("EVP_DigestInit_ex") }
         let hashedInPlace = bytes.withContiguousStorageIfAvailable { Self.update(context, $0) } != nil
         if !hashedInPlace {
             var block: [UInt8] = []
@@ -50,9 +50,24 @@ public enum SHA256: Sendable {
         guard EVP_DigestUpdate(context, buffer.baseAddress, buffer.count) == 1 else { fail("EVP_DigestUpdate") }
     }
 
+    /// SHA-256 fetched from the default provider once. OpenSSL 3 fetches `EVP_sha256()` again in
+    /// every `EVP_DigestInit_ex`, most of what hashing a 44-byte secret costs (bench/instructions,
+    /// `token`: about 6,400 instructions a hash before, see BENCHMARKS.md for after). A fetched
+    /// algorithm is immutable and may be used from any thread (OpenSSL's crypto(7), "Fetching").
+    private final class Algorithm: @unchecked Sendable {
+        let md: OpaquePointer
+
+        init() {
+            guard let md = EVP_MD_fetch(nil, "SHA256", nil) else { SHA256.fail("EVP_MD_fetch") }
+            self.md = md
+        }
+    }
+
+    private static let algorithm = Algorithm()
+
     /// libcrypto's digest calls fail only when memory or its built-in provider is missing: the
     /// process cannot work on, and a wrong digest would be worse than none.
-    private static func fail(_ call: String) -> Never {
+    fileprivate static func fail(_ call: String) -> Never {
         fatalError("libcrypto: \(call) failed while computing SHA-256")
     }
 }

@@ -62,12 +62,13 @@ struct ChannelPattern: Sendable, Hashable, CustomStringConvertible {
     /// glob match: a `*` remembers where to resume, so no input makes it backtrack more than linearly
     /// per star.
     func matches(_ name: some StringProtocol) -> Bool {
-        let star = UInt8(ascii: "*")
-        return name.utf8.withContiguousStorageIfAvailable { matches(Array($0), star) }
-            ?? matches(Array(name.utf8), star)
+        // `*` alone, the commonest grant, matches without a look at the name.
+        if bytes.count == 1 && bytes[0] == UInt8(ascii: "*") { return true }
+        var name = String(name)
+        return name.withUTF8 { matches($0, UInt8(ascii: "*")) }
     }
 
-    private func matches(_ name: [UInt8], _ star: UInt8) -> Bool {
+    private func matches(_ name: UnsafeBufferPointer<UInt8>, _ star: UInt8) -> Bool {
         var p = 0
         var n = 0
         var resumePattern = -1

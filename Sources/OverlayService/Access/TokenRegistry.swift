@@ -112,7 +112,12 @@ final class TokenRegistry: Sendable {
     /// Whether `bytes` has the shape of a created token's secret: `ovl_` and 40 of `A-Z a-z 0-9`.
     static func isSecretShaped(_ bytes: some Collection<UInt8>) -> Bool {
         bytes.count == secretPrefix.utf8.count + secretLength && bytes.starts(with: secretPrefix.utf8)
-            && bytes.dropFirst(secretPrefix.utf8.count).allSatisfy { alphanumerics.contains($0) }
+            && bytes.dropFirst(secretPrefix.utf8.count).allSatisfy(isAlphanumeric)
+    }
+
+    /// `A-Z a-z 0-9`, by ranges: a lookup in the alphabet's array cost 7,400 instructions a secret.
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
     }
 
     /// The token whose secret is `secret`, if it is live at `now` (Unix seconds).

@@ -114,18 +114,35 @@ final class AccessGuard: Sendable {
     func resolve(_ request: HTTPRequest, write: Bool) throws(AccessRefusal) -> Principal {
         guard credentialsConfigured || tokens.hasTokens else { return anonymous }
         let presented: [UInt8]
-        if let header = request.header("Authorization") {
-            let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-            guard parts.count == 2, parts[0].lowercased() == "bearer" else {
-                throw .invalid("the Authorization header must be Bearer <token>")
-            }
-            presented = Array(parts[1].trimmingSpaces().utf8)
+        // Read in place from the header's bytes: splitting and lowercasing a String cost more than
+        // the rest of the check.
+        if let header = request.withHeader("Authorization", { $0.map { AccessGuard.bearerValue(of: $0) } }) {
+            guard let value = header else { throw .invalid("the Authorization header must be Bearer <token>") }
+            presented = value
         } else if !write, let query = request.query.first(where: { $0.name == "auth" }) {
             presented = query.value ?? []
         } else {
             return anonymous
         }
         return try principal(for: presented)
+    }
+
+    /// The credential of an `Authorization` header's value: `Bearer` (any case), blanks, then the
+    /// credential, trimmed of blanks; nil for another scheme or no credential.
+    static func bearerValue(of header: UnsafeRawBufferPointer) -> [UInt8]? {
+        func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+        var start = 0
+        var end = header.count
+        while start < end && isBlank(header[start]) { start += 1 }
+        while end > start && isBlank(header[end - 1]) { end -= 1 }
+        let scheme = Array("bearer".utf8)
+        guard end - start > scheme.count else { return nil }
+        for (offset, letter) in scheme.enumerated() where header[start + offset] | 0x20 != letter { return nil }
+        var value = start + scheme.count
+        guard isBlank(header[value]) else { return nil }
+        while value < end && isBlank(header[value]) { value += 1 }
+        guard value < end else { return nil }
+        return Array(header[value..<end])
     }
 
     /// The principal a bearer value names, in the order configured tokens, created tokens, JWTs.
@@ -152,31 +169,33 @@ final class AccessGuard: Sendable {
 
     /// Whether `principal` has `access`, on `channel` where the route is a channel's.
     func authorize(_ principal: Principal, _ access: Route.Access, channel: Substring) throws(AccessRefusal) {
+        // The refusal's words are made only for a refusal: building them cost every allowed read
+        // 2,100 instructions.
         let allowed: Bool
-        let missing: String
         switch access {
         case .open, .anyone, .subrequest:
             return
-        case .read, .write:
-            let needed: ChannelAccess = access == .read ? .read : .write
-            allowed = principal.access(to: channel).isSuperset(of: needed)
-            missing = "no \(needed.name) access to channel \(channel)"
-        case .readEverything:
-            allowed = principal.grants.coversEverything(.read)
-            missing = "this needs read access to every channel"
-        case .writeEverything:
-            allowed = principal.grants.coversEverything(.write)
-            missing = "this needs write access to every channel"
+        case .read: allowed = principal.access(to: channel).contains(.read)
+        case .write: allowed = principal.access(to: channel).contains(.write)
+        case .readEverything: allowed = principal.grants.coversEverything(.read)
+        case .writeEverything: allowed = principal.grants.coversEverything(.write)
         case .readSome:
             allowed =
                 principal.presentedCredential || principal.grants.list.contains { $0.access.access.contains(.read) }
-            missing = "no read access to any channel"
-        case .admin:
-            allowed = principal.admin
-            missing = "this needs an admin token"
+        case .admin: allowed = principal.admin
         }
         guard !allowed else { return }
-        throw principal.presentedCredential ? .forbidden(missing) : .missing
+        guard principal.presentedCredential else { throw .missing }
+        let missing =
+            switch access {
+            case .read: "no read access to channel \(channel)"
+            case .write: "no write access to channel \(channel)"
+            case .readEverything: "this needs read access to every channel"
+            case .writeEverything: "this needs write access to every channel"
+            case .readSome: "no read access to any channel"
+            default: "this needs an admin token"
+            }
+        throw .forbidden(missing)
     }
 }
 
