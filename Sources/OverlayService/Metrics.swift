@@ -39,7 +39,8 @@ final class Metrics: Sendable {
 
     func render(
         channels: [(name: String, overlay: OverlaySnapshot, subscribers: Int, waiters: Int)],
-        publishing: PublisherStatistics? = nil, authFailures: [(reason: String, count: Int)] = []
+        publishing: PublisherStatistics? = nil, authFailures: [(reason: String, count: Int)] = [],
+        memory: (bytes: Int, limit: Int) = (0, 0)
     ) -> String {
         var text = """
             # HELP overlayd_build_info The running build: overlayd's version and the Swift compiler's.
@@ -61,6 +62,15 @@ final class Metrics: Sendable {
 
             """
         for (reason, count) in authFailures { text += "overlayd_auth_failures_total{reason=\"\(reason)\"} \(count)\n" }
+        text += """
+            # HELP overlayd_message_memory_bytes What every channel's messages hold, as limits.maxMemoryBytes counts it.
+            # TYPE overlayd_message_memory_bytes gauge
+            overlayd_message_memory_bytes \(memory.bytes)
+            # HELP overlayd_message_memory_limit_bytes limits.maxMemoryBytes: past it, writes are 503 memory_full.
+            # TYPE overlayd_message_memory_limit_bytes gauge
+            overlayd_message_memory_limit_bytes \(memory.limit)
+
+            """
         text += """
             # HELP overlayd_messages_posted_total Messages accepted as new (202).
             # TYPE overlayd_messages_posted_total counter

@@ -34,6 +34,8 @@ public final class OverlayService: Sendable {
     let tokens: TokenHandlers
     /// Readers held with a credential that can end, to end with it.
     let held: HeldReaders
+    /// What the channels' messages hold, against `limits.maxMemoryBytes`.
+    let memory: MemoryAccount
     /// Sends every new version to `configuration.publish`, when set.
     let publisher: Publisher<OverlaySnapshot>?
 
@@ -57,6 +59,8 @@ public final class OverlayService: Sendable {
             engine.wallClockEpoch = clock.epoch
             return engine
         }()
+        let memory = MemoryAccount(limit: configuration.maxMemoryBytes)
+        self.memory = memory
         let store = configuration.ephemeral ? nil : try OverlayStore(directory: configuration.dataDirectory)
         let loaded = try store?.load() ?? []
         let scheduler = DeadlineScheduler()
@@ -91,7 +95,7 @@ public final class OverlayService: Sendable {
             return Channel(
                 name: channel.name, number: number, engine: restart.value, restarted: restart.changes, clock: clock,
                 scheduler: scheduler, encoder: encoder, store: store, publisher: publisher,
-                devices: configuration.devices)
+                devices: configuration.devices, memory: memory)
         }
         self.channels = ChannelRegistry(
             limit: max(configuration.maxChannels, restored.count), readerLimit: configuration.maxChannels,
@@ -101,10 +105,11 @@ public final class OverlayService: Sendable {
                 name: name, number: number,
                 engine: OverlayEngine(configuration: engine, now: clock.now(), version: clock.firstVersion()),
                 clock: clock, scheduler: scheduler, encoder: encoder, store: store, publisher: publisher,
-                devices: configuration.devices)
+                devices: configuration.devices, memory: memory)
         }
         let channels = self.channels
-        messages = MessageHandlers(channels: channels, metrics: metrics, maxPageBytes: configuration.maxPageBytes)
+        messages = MessageHandlers(
+            channels: channels, metrics: metrics, maxPageBytes: configuration.maxPageBytes, memory: memory)
         overlays = OverlayHandlers(channels: channels, encoder: encoder)
         settings = SettingHandlers(channels: channels, encoder: encoder, devices: configuration.devices)
         touches = TouchHandlers(channels: channels, encoder: encoder)
@@ -114,7 +119,7 @@ public final class OverlayService: Sendable {
         tokens = TokenHandlers(guardian: guardian, held: held)
         serverInfo = ServerHandlers(
             clock: configuration.clock, endpoints: router.endpoints, channels: channels,
-            metrics: metrics, authFailures: guardian.failures,
+            metrics: metrics, authFailures: guardian.failures, memory: memory,
             publisher: publisher)
         store?.start { name, stored in channels.existing(name)?.rollBack(stored: stored) }
         // The restored channels are stored as this run holds them before anything else happens:

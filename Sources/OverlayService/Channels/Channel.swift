@@ -37,7 +37,8 @@ final class Channel: Sendable {
     init(
         name: String, number: Int, engine: OverlayEngine, restarted: Changes? = nil, clock: ServiceClock,
         scheduler: DeadlineScheduler, encoder: OverlayEncoder, store: OverlayStore?,
-        publisher: Publisher<OverlaySnapshot>? = nil, devices: [String: DeviceProfile] = [:]
+        publisher: Publisher<OverlaySnapshot>? = nil, devices: [String: DeviceProfile] = [:],
+        memory: MemoryAccount? = nil
     ) {
         self.name = name
         self.number = number
@@ -49,7 +50,7 @@ final class Channel: Sendable {
         firstVersion = engine.version
         let setting = Machine.Setting(
             name: name, clock: clock.mode, stores: store != nil, publishes: publisher != nil, encoder: encoder,
-            devices: devices)
+            devices: devices, memory: memory)
         var machine = Machine(setting, engine: engine, restarted: restarted)
         if let store, let record = machine.initialRecord { machine.recordSubmitted(store.submit(record)) }
         self.state = Mutex(machine)

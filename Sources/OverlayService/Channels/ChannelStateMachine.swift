@@ -56,10 +56,14 @@ struct ChannelStateMachine<Reader: ParkedReader, Stream> {
         var encoder: OverlayEncoder
         /// The device profiles by name, to read a stored device back after a failed commit.
         var devices: [String: DeviceProfile] = [:]
+        /// Where what the channel's messages hold is counted (`limits.maxMemoryBytes`).
+        var memory: MemoryAccount? = nil
     }
 
     let setting: Setting
     private(set) var engine: OverlayEngine
+    /// What each message the engine holds costs (`MessageMemory`), as last counted.
+    private var costs: [Int64: Int] = [:]
     private(set) var waiters: [Waiter] = []
     private(set) var streams = TicketList<Stream>()
     private var nextTicket = 0
@@ -91,6 +95,10 @@ struct ChannelStateMachine<Reader: ParkedReader, Stream> {
     init(_ setting: Setting, engine: OverlayEngine, restarted: Changes? = nil) {
         self.setting = setting
         self.engine = engine
+        if let memory = setting.memory {
+            costs = MessageMemory.costs(of: engine)
+            memory.add(costs.values.reduce(0, +))
+        }
         initialRecord =
             setting.stores ? restarted.map { ChannelRecord(name: setting.name, engine: engine, changes: $0) } : nil
     }
@@ -207,6 +215,7 @@ struct ChannelStateMachine<Reader: ParkedReader, Stream> {
             } ?? OverlayEngine(configuration: configuration, now: now, version: before.version)
         restored.continueAfter(version: before.version, nextID: engine.nextID)
         engine = restored
+        recount()
         lastSequence = nil
         return conclude(before, engine.advance(to: now), now, monotonicNow)
     }
@@ -228,6 +237,8 @@ struct ChannelStateMachine<Reader: ParkedReader, Stream> {
     mutating func delete() -> (waiters: [Waiter], streams: [Stream], record: ChannelRecord?) {
         retired = true
         deleted = true
+        setting.memory?.add(-costs.values.reduce(0, +))
+        costs = [:]
         var record: ChannelRecord?
         if setting.stores {
             record = ChannelRecord(name: setting.name, engine: engine, changes: Changes())
@@ -274,6 +285,25 @@ extension ChannelStateMachine {
         }
     }
 
+    /// Counts every message again: the engine was replaced (a rollback to what is stored).
+    private mutating func recount() {
+        guard let memory = setting.memory else { return }
+        let before = costs.values.reduce(0, +)
+        costs = MessageMemory.costs(of: engine)
+        memory.add(costs.values.reduce(0, +) - before)
+    }
+
+    /// Counts what the changed messages hold now against what they held.
+    private mutating func account(_ changes: Changes, in memory: MemoryAccount) {
+        var delta = 0
+        for id in changes.messages {
+            let now = engine.message(id: id).map(MessageMemory.bytes(of:)) ?? 0
+            delta += now - (costs[id] ?? 0)
+            costs[id] = now == 0 ? nil : now
+        }
+        memory.add(delta)
+    }
+
     /// The end of every event: the changes become a record, a new version goes to the readers,
     /// due waiters get 304, and deadlines that moved go to the scheduler.
     @inline(__always)
@@ -281,6 +311,7 @@ extension ChannelStateMachine {
         _ before: Before, _ changes: Changes, _ now: Instant, _ monotonicNow: Int64
     ) -> Transition {
         var transition = Transition()
+        if let memory = setting.memory, !changes.isEmpty { account(changes, in: memory) }
         if setting.stores, !changes.isEmpty {
             transition.record = ChannelRecord(name: setting.name, engine: engine, changes: changes)
         }

@@ -133,6 +133,9 @@ enum ConfigurationSettings {
         Row(
             .whole("limits.sendBufferBytes").within(0...(64 << 20)), \.sendBufferBytes,
             "any connection's send queue"),
+        Row(
+            .whole("limits.maxMemoryBytes").within((1 << 20)...(1 << 40)), \.maxMemoryBytes,
+            "memory every channel's messages may hold"),
         Row(.whole("limits.maxTokens").within(0...1_000_000), \.maxTokens, "live tokens made through the API"),
         Row(.whole("limits.maxPageBytes").within((64 << 10)...(64 << 20)), \.maxPageBytes, "a page of messages"),
     ]

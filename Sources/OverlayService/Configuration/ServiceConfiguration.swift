@@ -72,6 +72,8 @@ public struct ServiceConfiguration: Hashable, Sendable, CustomStringConvertible 
     /// Seconds after which a channel other than `default` that holds nothing (nothing shown,
     /// queued or scheduled) and that nobody reads is deleted; 0 keeps channels.
     public var channelIdleSeconds = 0.0
+    /// What every channel's messages may hold in all, in bytes of memory (`MessageMemory`).
+    public var maxMemoryBytes = 1 << 30
     /// Created tokens that may be live at once.
     public var maxTokens = 10_000
     /// Origins whose pages may read overlayd from a browser (CORS): `*` for any, or origins by

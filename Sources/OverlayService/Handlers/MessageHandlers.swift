@@ -7,11 +7,13 @@ struct MessageHandlers: Sendable {
     let metrics: Metrics
     /// The most bytes a page of `GET /messages` holds (`limits.maxPageBytes`).
     let maxPageBytes: Int
+    let memory: MemoryAccount
 
     func post(_ request: HTTPRequest, _ parameters: RouteParameters) throws(APIError) -> Routed {
         var input = MessageInput()
         try FieldReader.read(request, MessageFields.post, into: &input)
         try MessageFields.checkTogether(input)
+        try memory.admit(MessageMemory.estimate(input))
         let (result, sequence) = try channels.write(parameters.channel, refusal: Self.refusal) { engine, now in
             engine.post(input, at: now)
         }
@@ -115,6 +117,8 @@ struct MessageHandlers: Sendable {
         var input = MessageInput()
         try FieldReader.read(request, MessageFields.patch, into: &input)
         try MessageFields.checkTogether(input)
+        // A change adds at most its texts' bytes: the message is already counted.
+        try memory.admit(MessageMemory.estimate(input) - MessageMemory.base)
         let (result, sequence) = try existingChannel(parameters.channel, messageID: id).write { engine, now in
             engine.update(id: id, with: input, at: now)
         }

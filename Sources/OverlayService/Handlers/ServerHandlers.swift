@@ -9,6 +9,7 @@ struct ServerHandlers: Sendable {
     let channels: ChannelRegistry
     let metrics: Metrics
     let authFailures: AuthFailureCounts
+    let memory: MemoryAccount
     let publisher: Publisher<OverlaySnapshot>?
 
     func index() -> HTTPResponse {
@@ -44,7 +45,8 @@ struct ServerHandlers: Sendable {
         let text = metrics.render(
             channels: overlays.map {
                 (name: $0.0.name, overlay: $0.1, subscribers: $0.0.subscriberCount, waiters: $0.0.waiterCount)
-            }, publishing: publisher?.statistics, authFailures: authFailures.values)
+            }, publishing: publisher?.statistics, authFailures: authFailures.values,
+            memory: (memory.bytes, memory.limit))
         return HTTPResponse(
             status: 200,
             headers: [Header(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8"), .noStore],

@@ -1,0 +1,65 @@
+import MicroHTTP
+import OverlayEngine
+import Synchronization
+
+/// What the channels' queues, schedules and histories hold, against `limits.maxMemoryBytes`: a
+/// write that could pass the bound is refused (503 `memory_full`) before it changes anything, so
+/// that no stranger can make the server, or its next start (which loads everything back), run
+/// out of memory. Counted in bytes of the server's own memory, as `MessageMemory` estimates it.
+final class MemoryAccount: Sendable {
+    let limit: Int
+    private let used = Atomic<Int>(0)
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    var bytes: Int { used.load(ordering: .relaxed) }
+
+    func add(_ bytes: Int) {
+        if bytes != 0 { used.add(bytes, ordering: .relaxed) }
+    }
+
+    /// Refuses a write that may add `bytes` where they would pass the bound. Writes at the same
+    /// moment may each be admitted: the bound is passed by at most a message per pool thread.
+    func admit(_ bytes: Int) throws(APIError) {
+        guard used.load(ordering: .relaxed) + bytes > limit else { return }
+        throw APIError(
+            status: 503, code: "memory_full",
+            message: "the server holds its limit of \(limit) bytes of messages (limits.maxMemoryBytes); "
+                + "retry once messages have ended",
+            headers: [Header(name: "Retry-After", value: "10")])
+    }
+}
+
+/// What a message costs the server's memory: a base measured on this build (the message's
+/// record, its place in the queue or history, the stored string objects) and its texts' bytes.
+/// docs/OPERATIONS.md, "Memory", has the measurement.
+enum MessageMemory {
+    static let base = 1_024
+
+    static func bytes(of message: Message) -> Int {
+        base + message.text.utf8.count + (message.subtitle?.utf8.count ?? 0) + (message.key?.utf8.count ?? 0)
+            + (message.icon?.utf8.count ?? 0)
+    }
+
+    /// The most a write of `input` can add: a new message of its texts, or a message that takes
+    /// them (a keyed update or a PATCH adds at most the texts' bytes).
+    static func estimate(_ input: MessageInput) -> Int {
+        base + (input.text?.utf8.count ?? 0) + ((input.subtitle ?? nil)?.utf8.count ?? 0)
+            + (input.key?.utf8.count ?? 0) + ((input.icon ?? nil)?.utf8.count ?? 0)
+    }
+
+    /// Every message an engine holds, by id, with its cost: for a channel made or restored.
+    static func costs(of engine: OverlayEngine) -> [Int64: Int] {
+        var costs: [Int64: Int] = [:]
+        for message in engine.liveMessages(after: nil, limit: Int.max)?.messages ?? [] {
+            costs[message.id] = bytes(of: message)
+        }
+        for message in engine.scheduledMessages(after: nil, limit: Int.max)?.messages ?? [] {
+            costs[message.id] = bytes(of: message)
+        }
+        for message in engine.history { costs[message.id] = bytes(of: message) }
+        return costs
+    }
+}
