@@ -182,8 +182,20 @@ enum RequestDecoderFuzz {
         } catch {
             fatalError("JSONWriter wrote what JSONParser refuses (\(error)): \(text(writer.bytes))")
         }
-        guard again == value else {
+        // A number too large for a Double reads as infinity (the fields' ranges refuse it, 422),
+        // which JSON cannot write: the writer writes null, and nothing else may change.
+        guard again == finite(value) else {
             fatalError("JSON round trip changed the value: \(text(body)) became \(text(writer.bytes))")
+        }
+    }
+
+    /// The value with every number JSON cannot write (infinity) as the null the writer writes.
+    static func finite(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .number(let number) where !number.isFinite: .null
+        case .array(let items): .array(items.map(finite))
+        case .object(let members): .object(members.mapValues(finite))
+        default: value
         }
     }
 
