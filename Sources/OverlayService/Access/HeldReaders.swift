@@ -81,22 +81,18 @@ final class HeldReaders: Sendable {
         }
         // A revocation that looked for this token's readers before this one was listed: it is
         // ended now, as it would have been then.
-        if let token, !tokenIsLive(token) {
-            scheduler.schedule(.credential(number), at: nil) {}
-            end(number, .revoked)
-        }
+        if let token, !tokenIsLive(token) { end(number, .revoked) }
     }
 
     /// Ends every reader held with the token `id` (it was revoked).
     func end(token id: String) {
         let numbers = state.withLock { state in state.holds.filter { $0.value.token == id }.map(\.key) }
-        for number in numbers {
-            scheduler.schedule(.credential(number), at: nil) {}
-            end(number, .revoked)
-        }
+        for number in numbers { end(number, .revoked) }
     }
 
+    /// Ends the reader `number` with `refusal`, and forgets its expiry (nothing, once it fired).
     private func end(_ number: Int, _ refusal: AccessRefusal) {
+        scheduler.schedule(.credential(number), at: nil) {}
         guard let hold = state.withLock({ $0.holds.removeValue(forKey: number) }) else { return }
         let error = refusal.error
         switch hold.reader {

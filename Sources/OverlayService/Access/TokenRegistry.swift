@@ -69,7 +69,6 @@ final class TokenRegistry: Sendable {
     static let secretPrefix = "ovl_"
     static let secretLength = 40
     static let idLength = 12
-    private static let alphanumerics = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
     private static let lowerAlphanumerics = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
 
     private let state = Mutex(State())
@@ -134,7 +133,10 @@ final class TokenRegistry: Sendable {
     func create(
         label: String, grants: Grants, admin: Bool, expiresAt: Int64?, now: Int64
     ) throws(APIError) -> (entry: Entry, secret: String) {
-        let secret = TokenRegistry.secretPrefix + SystemRandom.string(count: 40, alphabet: TokenRegistry.alphanumerics)
+        let secret =
+            TokenRegistry.secretPrefix
+            + SystemRandom.string(
+                count: TokenRegistry.secretLength, alphabet: SystemRandom.alphanumeric)
         let id = "tok_" + SystemRandom.string(count: TokenRegistry.idLength, alphabet: TokenRegistry.lowerAlphanumerics)
         let hashBytes = SHA256.hash(Array(secret.utf8))
         let principal = Principal(.created(id: id), label: label, grants: grants, admin: admin, expiresAt: expiresAt)

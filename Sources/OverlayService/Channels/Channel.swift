@@ -215,12 +215,14 @@ final class Channel: Sendable {
     /// forgotten, and its rows are removed from the store. Returns the store sequence of the
     /// removal, to answer once it is durable. The registry lets go of it after.
     func delete() -> UInt64? {
-        finishDeletion(state.withLock { machine in machine.delete() })!
+        finishDeletion(state.withLock { machine in machine.delete() })
     }
 
     /// Deletes the channel if it is idle and still at `version`: whether it did.
     func deleteIfIdle(at version: UInt64) -> Bool {
-        finishDeletion(state.withLock { machine in machine.deleteIfIdle(at: version) }) != nil
+        guard let deleted = state.withLock({ machine in machine.deleteIfIdle(at: version) }) else { return false }
+        finishDeletion(deleted)
+        return true
     }
 
     /// The channel's version if it is idle now (see `ChannelStateMachine.isIdle`), else nil.
@@ -230,19 +232,21 @@ final class Channel: Sendable {
 
     /// What follows a deletion, outside the lock: readers ended, timers forgotten. Called with the
     /// machine's answer and its removal record already taken; submits the record.
+    @discardableResult
     private func finishDeletion(
-        _ deleted: (waiters: [Machine.Waiter], streams: [Subscriber], record: ChannelRecord?)?
-    ) -> UInt64?? {
-        guard var deleted else { return nil }
+        _ deleted: (waiters: [Machine.Waiter], streams: [Subscriber], record: ChannelRecord?)
+    ) -> UInt64? {
+        var deleted = deleted
         var sequence: UInt64?
         if let record = deleted.record, let store {
-            sequence = store.submit(record)
-            state.withLock { $0.recordSubmitted(sequence!) }
+            let submitted = store.submit(record)
+            state.withLock { $0.recordSubmitted(submitted) }
+            sequence = submitted
         }
         deleted.waiters.answerAll(APIError.notFound("channel \(name) was deleted").response)
         for subscriber in deleted.streams { subscriber.stream.end() }
         forgetTimers()
-        return .some(sequence)
+        return sequence
     }
 
     /// The channel has been let go (see `retireIfUnread`): its deadlines, and what the scheduler
