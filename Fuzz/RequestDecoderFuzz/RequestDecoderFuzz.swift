@@ -37,7 +37,8 @@ public func fuzzRequestDecoders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> C
 /// shape, `Allow` on 405, `WWW-Authenticate` on 401, no body on 204 and 304. After the last
 /// request the overlay and the message list must still read back as JSON.
 enum RequestDecoderFuzz {
-    static let statuses: Set<Int> = [200, 202, 204, 304, 400, 401, 404, 405, 409, 413, 415, 422, 429, 503]
+    // 201: a token made; 403: a valid credential without the access (access control), or a refused page.
+    static let statuses: Set<Int> = [200, 201, 202, 204, 304, 400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 503]
     static let fieldNames = [
         "kind", "text", "progress", "duration", "immediate", "key", "orientation", "device", "advance", "to",
         "style", "hidden", "animation", "root", "controllers", "subtitle", "icon", "delay", "at", "expires",
