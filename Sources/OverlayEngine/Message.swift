@@ -136,6 +136,12 @@ public struct Message: Hashable, Sendable {
 }
 
 extension Message {
+    /// The bytes of UTF-8 its strings hold (text, subtitle, icon, key): what the containers that
+    /// hold it add up, so that a server can bound its memory without walking its messages.
+    public var textBytes: Int {
+        text.utf8.count + (subtitle?.utf8.count ?? 0) + (icon?.utf8.count ?? 0) + (key?.utf8.count ?? 0)
+    }
+
     /// It becomes the shown message: from now on `expires` no longer applies.
     mutating func markShown(at time: Instant) {
         state = .showing

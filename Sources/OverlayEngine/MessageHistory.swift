@@ -7,6 +7,8 @@ public struct MessageHistory: RandomAccessCollection, Sendable {
     private var places: [Int64: Int] = [:]
     /// How many messages were dropped from the front.
     private var dropped = 0
+    /// The `textBytes` of every message held, kept as they come and go.
+    public private(set) var textBytes = 0
 
     public init() {}
 
@@ -29,6 +31,7 @@ public struct MessageHistory: RandomAccessCollection, Sendable {
 
     mutating func append(_ message: Message) {
         places[message.id] = dropped + ring.count
+        textBytes += message.textBytes
         ring.append(message)
     }
 
@@ -36,6 +39,7 @@ public struct MessageHistory: RandomAccessCollection, Sendable {
     mutating func removeFirst() -> Message {
         let first = ring.removeFirst()
         places[first.id] = nil
+        textBytes -= first.textBytes
         dropped += 1
         return first
     }

@@ -21,6 +21,8 @@ public struct MessageQueue: Sequence, Sendable {
     private var tails = [Int64](repeating: 0, count: MessageQueue.laneCount)
 
     private static let laneCount = 1 + Priority.allCases.count
+    /// The `textBytes` of every queued message, kept as they come and go.
+    public private(set) var textBytes = 0
 
     public init() {}
 
@@ -66,6 +68,7 @@ public struct MessageQueue: Sequence, Sendable {
     mutating func append(_ message: consuming Message) {
         let id = message.id
         let lane = MessageQueue.lane(of: message)
+        textBytes += message.textBytes
         nodes[id] = Node(message: message, previous: tails[lane], next: 0, lane: lane)
         link(id, after: tails[lane], in: lane)
     }
@@ -74,6 +77,7 @@ public struct MessageQueue: Sequence, Sendable {
     mutating func prepend(_ message: consuming Message) {
         let id = message.id
         precondition(message.queueOrder < 0, "only a message sent to the head is prepended")
+        textBytes += message.textBytes
         nodes[id] = Node(message: message, previous: 0, next: heads[0], lane: 0)
         link(id, after: 0, in: 0)
     }
@@ -103,15 +107,17 @@ public struct MessageQueue: Sequence, Sendable {
     mutating func remove(id: Int64) -> Message? {
         guard let node = nodes.removeValue(forKey: id) else { return nil }
         unlink(node)
+        textBytes -= node.message.textBytes
         return node.message
     }
 
     /// Changes the queued message with this id in place. A new priority moves it to its new list,
     /// among the ones that joined before and after it; its place among the others stays.
     mutating func update(id: Int64, _ change: (inout Message) -> Void) {
-        guard nodes[id] != nil else { return }
+        guard let before = nodes[id]?.message.textBytes else { return }
         change(&nodes[id]!.message)
         let node = nodes[id]!
+        textBytes += node.message.textBytes - before
         let lane = MessageQueue.lane(of: node.message)
         guard lane != node.lane else { return }
         unlink(node)

@@ -133,6 +133,16 @@ public struct OverlayEngine: Hashable, Sendable {
         return MessagePage(messages: messages, next: queued.more ? messages.last?.id : nil)
     }
 
+    /// How many messages the engine holds and the bytes their strings take: queued, scheduled,
+    /// ended within the history, and the shown one. Constant time, for a bound on memory.
+    public var held: (messages: Int, textBytes: Int) {
+        let shown = current.map { $0.state.hasEnded ? 0 : $0.textBytes }
+        return (
+            queue.count + scheduled.count + history.count + (shown == nil ? 0 : 1),
+            queue.textBytes + scheduled.textBytes + history.textBytes + (shown ?? 0)
+        )
+    }
+
     /// A message by id: shown, queued, or ended within the history. Constant time.
     public func message(id: Int64) -> Message? {
         if let current, current.id == id { return current }

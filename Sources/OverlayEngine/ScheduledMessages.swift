@@ -12,6 +12,8 @@ public struct ScheduledMessages: Sequence, Hashable, Sendable {
 
     private var messages: [Int64: Message] = [:]
     private var order: [Key] = []
+    /// The `textBytes` of every scheduled message, kept as they come and go.
+    public private(set) var textBytes = 0
 
     public init() {}
 
@@ -25,6 +27,7 @@ public struct ScheduledMessages: Sequence, Hashable, Sendable {
     /// Adds a message whose `scheduledFor` is set.
     mutating func insert(_ message: Message) {
         let key = Key(time: message.scheduledFor ?? .zero, id: message.id)
+        textBytes += message.textBytes
         messages[message.id] = message
         order.insert(key, at: index(of: key))
     }
@@ -32,6 +35,7 @@ public struct ScheduledMessages: Sequence, Hashable, Sendable {
     @discardableResult
     mutating func remove(id: Int64) -> Message? {
         guard let message = messages.removeValue(forKey: id) else { return nil }
+        textBytes -= message.textBytes
         let key = Key(time: message.scheduledFor ?? .zero, id: id)
         let at = index(of: key)
         if at < order.count, order[at] == key { order.remove(at: at) }

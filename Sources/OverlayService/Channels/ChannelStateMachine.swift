@@ -62,8 +62,8 @@ struct ChannelStateMachine<Reader: ParkedReader, Stream> {
 
     let setting: Setting
     private(set) var engine: OverlayEngine
-    /// What each message the engine holds costs (`MessageMemory`), as last counted.
-    private var costs: [Int64: Int] = [:]
+    /// What the engine's messages cost (`MessageMemory`) when last counted into `setting.memory`.
+    private var counted = 0
     private(set) var waiters: [Waiter] = []
     private(set) var streams = TicketList<Stream>()
     private var nextTicket = 0
@@ -96,8 +96,8 @@ struct ChannelStateMachine<Reader: ParkedReader, Stream> {
         self.setting = setting
         self.engine = engine
         if let memory = setting.memory {
-            costs = MessageMemory.costs(of: engine)
-            memory.add(costs.values.reduce(0, +))
+            counted = MessageMemory.bytes(of: engine)
+            memory.add(counted)
         }
         initialRecord =
             setting.stores ? restarted.map { ChannelRecord(name: setting.name, engine: engine, changes: $0) } : nil
@@ -237,8 +237,8 @@ struct ChannelStateMachine<Reader: ParkedReader, Stream> {
     mutating func delete() -> (waiters: [Waiter], streams: [Stream], record: ChannelRecord?) {
         retired = true
         deleted = true
-        setting.memory?.add(-costs.values.reduce(0, +))
-        costs = [:]
+        setting.memory?.add(-counted)
+        counted = 0
         var record: ChannelRecord?
         if setting.stores {
             record = ChannelRecord(name: setting.name, engine: engine, changes: Changes())
@@ -285,23 +285,12 @@ extension ChannelStateMachine {
         }
     }
 
-    /// Counts every message again: the engine was replaced (a rollback to what is stored).
+    /// Brings the account up to what the engine holds now: constant time, whatever it holds.
     private mutating func recount() {
         guard let memory = setting.memory else { return }
-        let before = costs.values.reduce(0, +)
-        costs = MessageMemory.costs(of: engine)
-        memory.add(costs.values.reduce(0, +) - before)
-    }
-
-    /// Counts what the changed messages hold now against what they held.
-    private mutating func account(_ changes: Changes, in memory: MemoryAccount) {
-        var delta = 0
-        for id in changes.messages {
-            let now = engine.message(id: id).map(MessageMemory.bytes(of:)) ?? 0
-            delta += now - (costs[id] ?? 0)
-            costs[id] = now == 0 ? nil : now
-        }
-        memory.add(delta)
+        let now = MessageMemory.bytes(of: engine)
+        memory.add(now - counted)
+        counted = now
     }
 
     /// The end of every event: the changes become a record, a new version goes to the readers,
@@ -311,7 +300,7 @@ extension ChannelStateMachine {
         _ before: Before, _ changes: Changes, _ now: Instant, _ monotonicNow: Int64
     ) -> Transition {
         var transition = Transition()
-        if let memory = setting.memory, !changes.isEmpty { account(changes, in: memory) }
+        if !changes.isEmpty { recount() }
         if setting.stores, !changes.isEmpty {
             transition.record = ChannelRecord(name: setting.name, engine: engine, changes: changes)
         }

@@ -38,9 +38,10 @@ final class MemoryAccount: Sendable {
 enum MessageMemory {
     static let base = 1_024
 
-    static func bytes(of message: Message) -> Int {
-        base + message.text.utf8.count + (message.subtitle?.utf8.count ?? 0) + (message.key?.utf8.count ?? 0)
-            + (message.icon?.utf8.count ?? 0)
+    /// What an engine's messages cost: its queue, schedule, history and shown message.
+    static func bytes(of engine: OverlayEngine) -> Int {
+        let held = engine.held
+        return base * held.messages + held.textBytes
     }
 
     /// The most a write of `input` can add: a new message of its texts, or a message that takes
@@ -48,18 +49,5 @@ enum MessageMemory {
     static func estimate(_ input: MessageInput) -> Int {
         base + (input.text?.utf8.count ?? 0) + ((input.subtitle ?? nil)?.utf8.count ?? 0)
             + (input.key?.utf8.count ?? 0) + ((input.icon ?? nil)?.utf8.count ?? 0)
-    }
-
-    /// Every message an engine holds, by id, with its cost: for a channel made or restored.
-    static func costs(of engine: OverlayEngine) -> [Int64: Int] {
-        var costs: [Int64: Int] = [:]
-        for message in engine.liveMessages(after: nil, limit: Int.max)?.messages ?? [] {
-            costs[message.id] = bytes(of: message)
-        }
-        for message in engine.scheduledMessages(after: nil, limit: Int.max)?.messages ?? [] {
-            costs[message.id] = bytes(of: message)
-        }
-        for message in engine.history { costs[message.id] = bytes(of: message) }
-        return costs
     }
 }

@@ -1,0 +1,75 @@
+import Testing
+
+@testable import OverlayEngine
+
+/// `OverlayEngine.held`: the count and string bytes of every message the engine holds, kept by
+/// its containers as messages come and go, must equal a walk over them after any event.
+@Suite("Held messages")
+struct HeldTests {
+    /// What a walk over the queue, the schedule, the history and the shown message finds.
+    static func walked(_ engine: OverlayEngine) -> (messages: Int, textBytes: Int) {
+        var messages = Array(engine.queue) + Array(engine.scheduledMessages) + Array(engine.history)
+        if let shown = engine.current, !shown.state.hasEnded { messages.append(shown) }
+        return (messages.count, messages.reduce(0) { $0 + $1.textBytes })
+    }
+
+    /// A generator with a fixed seed: the same steps every run.
+    struct SplitMix {
+        var state: UInt64
+        mutating func next(_ bound: Int) -> Int {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Int((z ^ (z >> 31)) % UInt64(bound))
+        }
+    }
+
+    static let texts = ["a", "Sending…", "é", "😀😀", "Uploading the report", "x \u{301}"]
+
+    /// Two thousand events of every kind, with a history of 5 so that messages are forgotten.
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func followsEveryEvent(seed: UInt64) throws {
+        var engine = makeEngine { $0.historySize = 5 }
+        var random = SplitMix(state: seed)
+        var time = 0.0
+        for step in 0..<2000 {
+            time += Double(random.next(8)) * 0.1
+            let now = Instant.seconds(time)
+            let text = Self.texts[random.next(Self.texts.count)]
+            let id = Int64(1 + random.next(Int(engine.nextID)))
+            switch random.next(9) {
+            case 0, 1:
+                _ = engine.post(.message(text, subtitle: random.next(2) == 0 ? nil : text), at: now)
+            case 2:
+                _ = engine.post(.message(text, kind: .progress, progress: 0.5, key: "k\(random.next(3))"), at: now)
+            case 3:
+                _ = engine.post(MessageInput(text: text, delay: .seconds(Double(random.next(5)))), at: now)
+            case 4:
+                _ = engine.update(id: id, with: MessageInput(text: text, icon: .some("★")), at: now)
+            case 5: _ = engine.delete(id: id, at: now)
+            case 6: _ = engine.dismiss(at: now)
+            case 7: _ = engine.post(.message(text, immediate: true), at: now)
+            default: engine.advance(to: now)
+            }
+            let held = engine.held
+            let walked = Self.walked(engine)
+            #expect(held.messages == walked.messages && held.textBytes == walked.textBytes, "step \(step)")
+            if held.messages != walked.messages || held.textBytes != walked.textBytes { return }
+        }
+    }
+
+    /// A restored engine counts what it was given, and a message's strings count in bytes.
+    @Test func restoredAndCountedInBytes() throws {
+        var engine = makeEngine()
+        try engine.posted(.message("é", subtitle: "😀", icon: "★", key: "k"), at: .seconds(0))
+        #expect(engine.held.messages == 1 && engine.held.textBytes == 2 + 4 + 3 + 1)
+        try engine.posted(.message("queued"), at: .seconds(0))
+        let restored = OverlayEngine.restored(
+            configuration: EngineConfiguration(), state: engine.state, live: Array(engine.queue) + [engine.current!],
+            history: [], devices: [:]
+        ).value
+        #expect(restored.held.messages == 2 && restored.held.textBytes == 10 + 6)
+        #expect(Self.walked(restored) == (2, 16))
+    }
+}
