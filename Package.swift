@@ -116,7 +116,7 @@ let package = Package(
         .testTarget(
             name: "OverlayServiceTests",
             dependencies: ["OverlayService", "OverlayEngine", "MicroHTTP", "Platform", "TestSupport", "Crypto"],
-            swiftSettings: strict
+            exclude: ["Fixtures"], swiftSettings: strict
         ),
         .testTarget(
             name: "OverlayPublisherTests",

@@ -109,10 +109,23 @@ extension HTTPServer {
         if let refusal = walk.refusal {
             return responder.refuse(connection, refusal) ? .YES : .NO
         }
-        if head.content_length > maxBodyBytes {
-            return responder.refuse(connection, .bodyTooLarge(limit: maxBodyBytes)) ? .YES : .NO
-        }
         responder.headJudged(head, contentCoding: walk.contentCoding)
+        responder.bodyLimit = maxBodyBytes
+        if let headCheck {
+            let request = RequestHead(
+                method: name, path: responder.path, rawQuery: responder.rawQuery,
+                lookUp: { name in
+                    responder.headers.lookUp(name, on: connection) { $0.map { String(decoding: $0, as: UTF8.self) } }
+                })
+            switch headCheck(request) {
+            case .proceed: break
+            case .bodyLimit(let limit): responder.bodyLimit = limit
+            case .refuse(let response): return responder.refuse(connection, response: response) ? .YES : .NO
+            }
+        }
+        if head.content_length > responder.bodyLimit {
+            return responder.refuse(connection, .bodyTooLarge(limit: responder.bodyLimit)) ? .YES : .NO
+        }
         return .YES
     }
 

@@ -15,13 +15,13 @@ extension HTTPResponder {
     /// A piece of the body. Past the limit the body is dropped and the request answered 413
     /// once it ends.
     func bodyArrived(_ data: UnsafePointer<CChar>?, count: Int) -> Bool {
-        body.take(data, count: count, limit: withServer { $0.maxBodyBytes })
+        body.take(data, count: count, limit: bodyLimit)
     }
 
     /// libmicrohttpd's last call for the request (all of it has arrived), or its call after a
     /// resume: runs the handler the first time, queues the answer once there is one.
     func requestReceived(_ connection: OpaquePointer) -> Bool {
-        if body.isTooLarge { return refuse(connection, .bodyTooLarge(limit: withServer { $0.maxBodyBytes })) }
+        if body.isTooLarge { return refuse(connection, .bodyTooLarge(limit: bodyLimit)) }
         let action = machine.withLock { $0.requestReceived() }
         guard case .runHandler = action else { return perform(action, connection) }
         lookupOpen.store(true, ordering: .releasing)
@@ -33,8 +33,13 @@ extension HTTPResponder {
     /// Answers at once, before the handler; whatever body still comes is dropped.
     /// MHD 0.9.75: answered on the first call, the connection is closed after the answer.
     func refuse(_ connection: OpaquePointer, _ refusal: HTTPRefusal) -> Bool {
+        refuse(connection, response: withServer { $0.refusals(refusal) })
+    }
+
+    /// Answers at once with the application's own refusal (`HTTPServerOptions.headCheck`).
+    func refuse(_ connection: OpaquePointer, response: HTTPResponse) -> Bool {
         body.refuse()
-        return perform(machine.withLock { $0.refused(.full(withServer { $0.refusals(refusal) })) }, connection)
+        return perform(machine.withLock { $0.refused(.full(response)) }, connection)
     }
 
     private func perform(_ action: ResponderStateMachine<Reply>.Action, _ connection: OpaquePointer) -> Bool {

@@ -63,6 +63,8 @@ public final class HTTPResponder: @unchecked Sendable {
     /// stands for the request's Host (RFC 9112 §3.2.2).
     var authority: String?
     var body = RequestBody()
+    /// The most the body may hold: the server's `maxBodyBytes`, or what its head check allowed.
+    var bodyLimit = 0
     var headers = RequestHeaders()
     /// When the request line arrived, for the access record and the durations (0 with neither).
     let began: Int64

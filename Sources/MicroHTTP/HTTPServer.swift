@@ -35,6 +35,7 @@ public final class HTTPServer: Sendable {
     /// closure's context (a reference count every pool thread would write).
     let variesByOrigin: Bool
     let maxBodyBytes: Int
+    let headCheck: (@Sendable (RequestHead) -> HeadVerdict)?
     /// See `HTTPServerOptions.streamSendBufferBytes`.
     let streamSendBufferBytes: Int
     private let daemon = Mutex<Daemon?>(nil)
@@ -79,6 +80,7 @@ public final class HTTPServer: Sendable {
         self.originHeaders = options.originHeaders
         self.variesByOrigin = options.originHeaders != nil
         self.maxBodyBytes = options.maxBodyBytes
+        self.headCheck = options.headCheck
         self.streamSendBufferBytes = options.streamSendBufferBytes
         self.recordsAddresses = options.recordsAddresses
         guard (0...65535).contains(options.port) else { throw HTTPServerError.invalidPort(options.port) }

@@ -38,5 +38,31 @@ public struct HTTPServerOptions: Sendable {
     /// of origins, echoed one by one). Nil when none depends on it: `Origin` is then not looked up.
     public var originHeaders: (@Sendable (String) -> [Header])?
 
+    /// Judges a request's head before its body is read, for what only the application knows: a
+    /// larger body limit for some requests (a webhook's), or a refusal that spares reading the
+    /// body. Nil: every request has `maxBodyBytes`.
+    public var headCheck: (@Sendable (RequestHead) -> HeadVerdict)?
+
     public init() {}
+}
+
+/// What `HTTPServerOptions.headCheck` is shown of a request whose head has arrived.
+public struct RequestHead {
+    public let method: String
+    public let path: String
+    /// The query as sent, undecoded: empty for most requests, which the check can pass at once.
+    public let rawQuery: [UInt8]
+    let lookUp: (String) -> String?
+
+    /// The first header with this name.
+    public func header(_ name: String) -> String? { lookUp(name) }
+}
+
+/// The answer of `HTTPServerOptions.headCheck`.
+public enum HeadVerdict: Sendable {
+    case proceed
+    /// The body may be this long (in place of `maxBodyBytes`).
+    case bodyLimit(Int)
+    /// Answered at once with this response; the body is not read, and the connection closes.
+    case refuse(HTTPResponse)
 }

@@ -22,7 +22,7 @@ extension OverlayEngine {
         applying { $0.applyDelete(id: id, at: time) }
     }
 
-    private mutating func applyPost(_ input: MessageInput, at time: Instant) -> Result<PostOutcome, EngineError> {
+    mutating func applyPost(_ input: MessageInput, at time: Instant) -> Result<PostOutcome, EngineError> {
         reach(time)
         if let key = input.key {
             if let error = MessageRules.check(key: key) { return .failure(error) }
@@ -348,7 +348,7 @@ extension OverlayEngine {
 
     /// The id of the live message with `key`. The shown one is looked at through the optional, not
     /// copied: a copy of a message retains its strings.
-    private func liveMessageID(withKey key: String) -> Int64? {
+    func liveMessageID(withKey key: String) -> Int64? {
         guard let id = liveKeys[key] else { return nil }
         if current?.id == id { return current?.state.hasEnded == false ? id : nil }
         guard let message = message(id: id), !message.state.hasEnded else { return nil }

@@ -31,6 +31,8 @@ public final class OverlayServer: Sendable {
         options.responseHeaders = service.guardian.crossOrigin.responseHeaders
         options.originHeaders = service.guardian.crossOrigin.originHeaders
         options.refusals = { APIError($0).response }
+        options.headCheck = WebhookHandlers.headCheck(
+            bodyBytes: configuration.webhookBodyBytes, signs: configuration.githubSecret != nil)
         var log: HTTPServer.AccessObserver?
         switch configuration.accessLog {
         case .off: break

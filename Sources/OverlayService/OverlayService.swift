@@ -24,6 +24,7 @@ public final class OverlayService: Sendable {
     let preview: PreviewPage
     let previewFont: PreviewFont
     let messages: MessageHandlers
+    let webhooks: WebhookHandlers
     let overlays: OverlayHandlers
     let settings: SettingHandlers
     let touches: TouchHandlers
@@ -110,6 +111,9 @@ public final class OverlayService: Sendable {
         let channels = self.channels
         messages = MessageHandlers(
             channels: channels, metrics: metrics, maxPageBytes: configuration.maxPageBytes, memory: memory)
+        webhooks = WebhookHandlers(
+            channels: channels, metrics: metrics, memory: memory, templates: configuration.webhookTemplates,
+            githubSecret: configuration.githubSecret.map { Array($0.utf8) }, priorities: engine.priorities)
         overlays = OverlayHandlers(channels: channels, encoder: encoder)
         settings = SettingHandlers(channels: channels, encoder: encoder, devices: configuration.devices)
         touches = TouchHandlers(channels: channels, encoder: encoder)

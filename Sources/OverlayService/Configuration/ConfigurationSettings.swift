@@ -54,6 +54,10 @@ enum ConfigurationSettings {
             read: AccessSettings.readAnonymous),
         Row("access.jwt", "signed tokens: algorithm, key, issuer, audience", read: AccessSettings.readJWT),
         Row(.bool("access.tokens"), \.tokensEnabled, "the token API at /tokens"),
+        Row(
+            .token("webhooks.github.secret"), \.githubSecret, "the secret GitHub signs its deliveries with",
+            variable: "OVERLAYD_GITHUB_SECRET", emptyIsOff: true),
+        Row("webhooks.templates", "the operator's webhook templates by name", read: WebhookTemplateReader.read),
         Row("cors.allowOrigins", "origins whose pages may read", read: CrossOriginPolicy.readAllowedOrigins),
         Row("allowedHosts", "host names besides loopback ones", read: CrossOriginPolicy.readAllowedHosts),
         Row(
@@ -114,6 +118,9 @@ enum ConfigurationSettings {
 
     private static let limits: [Row] = [
         Row(.whole("limits.maxBodyBytes").within(1...(16 << 20)), \.maxBodyBytes, "largest request body"),
+        Row(
+            .whole("limits.webhookBodyBytes").within(1...(16 << 20)), \.webhookBodyBytes,
+            "largest body of a template's write"),
         Row(.whole("limits.connectionLimit").within(1...1_000_000), \.connectionLimit, "connections open at once"),
         Row(.whole("limits.connectionTimeout").within(0...86_400), \.connectionTimeout, "idle seconds allowed"),
         Row(.whole("limits.maxChannels").within(1...1_000_000), \.maxChannels, "channels that may exist"),

@@ -76,6 +76,12 @@ public struct ServiceConfiguration: Hashable, Sendable, CustomStringConvertible 
     public var maxMemoryBytes = 1 << 30
     /// Created tokens that may be live at once.
     public var maxTokens = 10_000
+    /// The largest body of a write through a template (`?template=`): tools send more than a message.
+    public var webhookBodyBytes = 1 << 20
+    /// `webhooks.github.secret`: when set, GitHub deliveries must carry its signature. Never logged.
+    public var githubSecret: String?
+    /// `webhooks.templates`: the operator's own templates, by name.
+    var webhookTemplates: [String: WebhookTemplate] = [:]
     /// Origins whose pages may read overlayd from a browser (CORS): `*` for any, or origins by
     /// name (`https://dash.example`), which may also write without a token. Empty: no CORS headers.
     public var corsAllowOrigins = ["*"]

@@ -23,6 +23,11 @@ package struct FieldReader {
         try addQuery(request)
     }
 
+    /// Fields made by the server itself (a webhook template's message), each name once.
+    package init(values: [(name: String, value: FieldValue)]) {
+        for (name, value) in values { _ = add(name, value) }
+    }
+
     /// A write's fields: the query and the body. A plain-text body (or a form body whose names are
     /// not all `fields`' own) becomes the value of `fields.textField`; an endpoint without one
     /// takes only JSON, a form of its fields, or an empty body.

@@ -6,7 +6,12 @@ extension OverlayService {
             .response(service.serverInfo.index())
         },
         Route("POST", "/messages", .channel, .write) { service, request, parameters throws(APIError) in
-            try service.messages.post(request, parameters)
+            // An empty query (nearly every POST) looks for no template.
+            if !request.query.isEmpty, let template = request.query.first(where: { $0.name == "template" }) {
+                return try service.webhooks.post(
+                    request, parameters, template: String(decoding: template.value ?? [], as: UTF8.self))
+            }
+            return try service.messages.post(request, parameters)
         },
         Route("GET", "/messages", .channel, .read) { service, request, parameters throws(APIError) in
             .response(try service.messages.list(request, parameters))

@@ -64,13 +64,18 @@ final class AccessGuard: Sendable {
         // What a request changes is a write whatever the route needs: a GET of an admin's route
         // reads, takes `?auth=` and spends no write rate.
         let write = request.method != "GET" && request.method != "HEAD"
-        if write, credentialsConfigured || tokens.hasTokens, request.query.contains(where: { $0.name == "auth" }) {
+        // A webhook sender often cannot set a header: a write through a template takes `?auth=`.
+        let queryCredential = !write || AccessGuard.isTemplateWrite(request)
+        if !queryCredential, credentialsConfigured || tokens.hasTokens,
+            request.query.contains(where: { $0.name == "auth" })
+        {
             throw .badRequest(
-                "auth is taken on reads only; send a writer's token as Authorization: Bearer <token>", field: "auth")
+                "auth is taken on reads and template writes only; send a writer's token as Authorization: Bearer <token>",
+                field: "auth")
         }
         let principal: Principal
         do throws(AccessRefusal) {
-            principal = try resolve(request, write: write)
+            principal = try resolve(request, write: write, queryCredential: queryCredential)
         } catch {
             failures.count(error)
             throw error.error
@@ -96,6 +101,11 @@ final class AccessGuard: Sendable {
         return principal
     }
 
+    /// A POST through a webhook template (`?template=`), which may carry its credential as `?auth=`.
+    static func isTemplateWrite(_ request: HTTPRequest) -> Bool {
+        request.method == "POST" && !request.query.isEmpty && request.query.contains { $0.name == "template" }
+    }
+
     /// For `GET /auth`: refuses the request's credential (or anonymous) unless it may read
     /// `channel`, as a read of that channel through the API would be refused.
     func authorizeRead(_ request: HTTPRequest, channel: String) throws(APIError) {
@@ -108,10 +118,11 @@ final class AccessGuard: Sendable {
         }
     }
 
-    /// The principal of the request's credential: `Authorization: Bearer`, else (reads only,
-    /// for EventSource, which cannot set headers) `?auth=`, else anonymous. A credential that is
-    /// presented and not valid is refused, never taken as anonymous.
-    func resolve(_ request: HTTPRequest, write: Bool) throws(AccessRefusal) -> Principal {
+    /// The principal of the request's credential: `Authorization: Bearer`, else (reads, for
+    /// EventSource, and template writes, for webhook senders: neither can set headers) `?auth=`,
+    /// else anonymous. A credential that is presented and not valid is refused, never taken as
+    /// anonymous.
+    func resolve(_ request: HTTPRequest, write: Bool, queryCredential: Bool? = nil) throws(AccessRefusal) -> Principal {
         guard credentialsConfigured || tokens.hasTokens else { return anonymous }
         let presented: [UInt8]
         // Read in place from the header's bytes: splitting and lowercasing a String cost more than
@@ -119,7 +130,7 @@ final class AccessGuard: Sendable {
         if let header = request.withHeader("Authorization", { $0.map { AccessGuard.bearerValue(of: $0) } }) {
             guard let value = header else { throw .invalid("the Authorization header must be Bearer <token>") }
             presented = value
-        } else if !write, let query = request.query.first(where: { $0.name == "auth" }) {
+        } else if queryCredential ?? !write, let query = request.query.first(where: { $0.name == "auth" }) {
             presented = query.value ?? []
         } else {
             return anonymous
