@@ -39,6 +39,7 @@ struct ConfigurationTableTests {
         #expect(
             Self.table.objects.sorted() == [
                 "", "access", "cors", "limits", "pill", "progressBar", "statusBar", "statusBar.colours", "text",
+                "webhooks", "webhooks.github",
             ])
     }
 

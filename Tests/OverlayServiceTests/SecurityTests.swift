@@ -193,14 +193,13 @@ struct TokenTests {
 @Suite("Write rate limit")
 struct RateLimitTests {
     /// Quick writes: the burst passes, then 429 with `Retry-After`, and nothing changes; reads are
-    /// not limited; writes pass again once a token is back.
-    @Test func burstThenLimitedThenAgain() throws {
+    /// not limited. One token per 1,000 s, so that none comes back while the test runs however
+    /// slow the machine: the refill itself is `bucketRefillsAtItsRate`'s, on a clock of its own.
+    @Test func burstThenLimited() throws {
         let live = try LiveServer {
-            $0.writesPerSecond = 5
+            $0.writesPerSecond = 0.001
             $0.writeBurst = 10
         }
-        // The bucket refills 5 a second meanwhile, so more than the burst may pass on a slow
-        // machine; how many exactly is `bucketRefillsAtItsRate`'s, on a clock of its own.
         var accepted = 0
         var limited: HTTPReply?
         while limited == nil && accepted < 100 {
@@ -208,10 +207,11 @@ struct RateLimitTests {
             if response.status == 202 { accepted += 1 } else { limited = response }
         }
         let refused = try #require(limited)
-        #expect(accepted >= 10)
+        #expect(accepted == 10)
         expectError(refused, status: 429, code: "rate_limited")
+        // The next token is up to 1,000 s away (less the time the burst took, whatever it was).
         let retryAfter = try #require(refused.header("Retry-After").flatMap { Int($0) })
-        #expect(retryAfter >= 1)
+        #expect((2...1000).contains(retryAfter))
 
         // A refused write changes nothing; reads are not limited at all.
         let before = try live.observableState()
@@ -223,9 +223,6 @@ struct RateLimitTests {
             #expect(try live.get("/overlay").status == 200)
         }
         try live.expectUnchanged(since: before)
-
-        // Once the bucket has a token again, writes pass.
-        #expect(try eventually { try live.request("POST", "/messages", body: "again").status == 202 })
     }
 
     /// The bucket on a clock the test moves: `burst` writes at once, then one per 1/`rate` s,

@@ -1,0 +1,125 @@
+import Testing
+
+@testable import OverlayService
+
+/// `webhooks.templates`: the operator's own templates, checked at start-up and read by the same
+/// mapping as the built-in ones.
+@Suite("Webhooks: the operator's templates")
+struct OwnTemplateTests {
+    static let builds = #"""
+        {"builds": {"each": "/builds", "text": "/title",
+          "kind": {"pointer": "/ok", "map": {"true": "sent", "false": "failed"}, "default": "info"},
+          "key": {"prefix": "build-", "pointer": "/id"}, "subtitle": {"value": "CI"},
+          "priority": "/level", "duration": "/seconds", "progress": {"pointer": "/done", "default": null},
+          "icon": {"pointer": "/emoji", "default": "🔧"}}}
+        """#
+
+    static func service(_ templates: String = builds) throws -> OverlayService {
+        let configuration = try ConfigurationTests.configuration(
+            ["--config", "c.json"], files: ["c.json": #"{"webhooks": {"templates": \#(templates)}}"#])
+        return try RouteTests.service { $0.webhookTemplates = configuration.webhookTemplates }
+    }
+
+    /// Each element of `/builds` is a message; a number becomes text where text is wanted and a
+    /// string a number where a number is; what points to nothing takes the default.
+    @Test func mapsEachElement() throws {
+        let service = try Self.service()
+        let response = Webhook.deliver(
+            service, "builds",
+            #"""
+            {"builds": [
+              {"id": 17, "title": "Build 17", "ok": true, "level": "5", "seconds": 4, "emoji": "✅"},
+              {"id": "x", "title": 1.0, "ok": "maybe"},
+              {"id": 18, "title": "Build 18", "ok": false, "level": 1, "seconds": "2.5"}
+            ]}
+            """#)
+        let messages = Webhook.messages(response)
+        #expect(response.status == 200 && messages.count == 3)
+        #expect(messages.map { $0["key"]?.string } == ["build-17", "build-x", "build-18"])
+        #expect(messages.map { $0["kind"]?.string } == ["sent", "info", "failed"])
+        #expect(messages.map { $0["text"]?.string } == ["Build 17", "1", "Build 18"])
+        #expect(messages.map { $0["subtitle"]?.string } == ["CI", "CI", "CI"])
+        #expect(messages.map { $0["icon"]?.string } == ["✅", "🔧", "🔧"])
+        #expect(messages.map { $0["priority"]?.int } == [5, 3, 1])
+        #expect(messages.map { $0["duration"]?.number } == [4, nil, 2.5])
+    }
+
+    /// A text that points to nothing is 422 `template_mismatch` naming the pointer; a value the
+    /// field refuses is refused as that field would be (a wrong type 400, out of range 422),
+    /// naming where it came from; none changes anything.
+    @Test(arguments: [
+        (#"{"builds": [{"id": 1, "title": "a"}, {"id": 2}]}"#, "template_mismatch", "builds[1].title"),
+        (#"{"builds": [{"id": 1, "title": "a", "level": 9}]}"#, "invalid_field", "builds[0].level"),
+        (#"{"builds": [{"id": 1, "title": {"a": 1}}]}"#, "template_mismatch", "builds[0].title"),
+        (#"{"builds": [{"id": 1, "title": "a", "seconds": true}]}"#, "bad_request", "builds[0].seconds"),
+        (#"{"builds": {"id": 1}}"#, "template_mismatch", "builds"),
+    ])
+    func mismatch(body: String, code: String, field: String) throws {
+        let service = try Self.service()
+        let before = Webhook.state(service)
+        let answer = Webhook.error(Webhook.deliver(service, "builds", body))
+        #expect(answer.status == (code == "bad_request" ? 400 : 422) && answer.code == code && answer.field == field)
+        #expect(Webhook.state(service) == before)
+    }
+
+    /// Without `each` the body is one message; a pointer with `~1` reaches a name with a slash;
+    /// `/..` is a member's name, not a way out.
+    @Test func oneMessageAndEscapes() throws {
+        let service = try Self.service(#"{"one": {"text": "/a~1b", "subtitle": "/../x"}}"#)
+        let messages = Webhook.messages(Webhook.deliver(service, "one", #"{"a/b": "slash", "..": {"x": "dots"}}"#))
+        #expect(messages.first?["text"]?.string == "slash")
+        #expect(messages.first?["subtitle"]?.string == "dots")
+        let answer = Webhook.error(Webhook.deliver(service, "one", #"{"ab": "x"}"#))
+        #expect(answer.code == "template_mismatch" && answer.field == "a/b")
+    }
+
+    /// An unknown template is 404; `template` takes no other message parameter.
+    @Test func unknownAndExtraParameters() throws {
+        let service = try Self.service()
+        let unknown = Webhook.error(Webhook.deliver(service, "nope", "{}"))
+        #expect(unknown.status == 404 && unknown.code == "unknown_template" && unknown.field == "template")
+        let extra = Webhook.error(
+            Webhook.deliver(service, "builds", #"{"builds": []}"#, query: [.init(name: "text", value: "x")]))
+        #expect(extra.status == 400 && extra.field == "text")
+    }
+
+    /// A template that could never work stops start-up, naming where it is wrong.
+    @Test(arguments: [
+        (#"{"a": {"subtitle": "/s"}}"#, "webhooks.templates.a.text"),
+        (#"{"a": {"text": "s"}}"#, "webhooks.templates.a.text"),
+        (#"{"a": {"text": "/a~2"}}"#, "webhooks.templates.a.text"),
+        (#"{"a": {"text": "/t", "colour": "/c"}}"#, "webhooks.templates.a.colour"),
+        (#"{"a": {"text": "/t", "kind": {"value": "loud"}}}"#, "webhooks.templates.a.kind.value"),
+        (#"{"a": {"text": "/t", "kind": {"pointer": "/k", "map": {"1": "bad"}}}}"#, "webhooks.templates.a.kind.map.1"),
+        (
+            #"{"a": {"text": "/t", "priority": {"pointer": "/p", "default": 9}}}"#,
+            "webhooks.templates.a.priority.default"
+        ),
+        (#"{"a": {"text": "/t", "each": 3}}"#, "webhooks.templates.a.each"),
+        (#"{"a": {"text": "/t", "key": {"prefix": 1, "pointer": "/k"}}}"#, "webhooks.templates.a.key"),
+        (#"{"a": {"text": {"pointer": "/t", "colour": 1}}}"#, "webhooks.templates.a.text.colour"),
+        (#"{"github": {"text": "/t"}}"#, "webhooks.templates.github"),
+        (#"{"a b": {"text": "/t"}}"#, "webhooks.templates.a b"),
+        (#"[]"#, "webhooks.templates"),
+    ])
+    func invalidTemplate(templates: String, key: String) throws {
+        let error = ConfigurationTests.error(
+            ["--config", "c.json"], files: ["c.json": #"{"webhooks": {"templates": \#(templates)}}"#])
+        #expect(error?.key == key, "\(error?.description ?? "no error")")
+    }
+
+    /// JSON Pointer (RFC 6901) as the templates read it.
+    @Test(
+        arguments: [
+            ("", #"{"a": 1}"#, #"{"a": 1}"#), ("/a", #"{"a": 1}"#, "1"), ("/a/1", #"{"a": [1, 2]}"#, "2"),
+            ("/a/01", #"{"a": [1, 2]}"#, nil), ("/a/-", #"{"a": [1]}"#, nil), ("/a/2", #"{"a": [1, 2]}"#, nil),
+            ("/~0/~1", #"{"~": {"/": true}}"#, "true"), ("/", #"{"": 3}"#, "3"), ("/a/b", #"{"a": "s"}"#, nil),
+            ("/a/99999999999999999999", #"{"a": [1]}"#, nil),
+        ] as [(String, String, String?)])
+    func pointer(text: String, document: String, expected: String?) throws {
+        let pointer = try JSONPointer.parse(text).get()
+        let found = pointer.resolve(in: try JSONParser.parse(Array(document.utf8)))
+        #expect(found == expected.map { try! JSONParser.parse(Array($0.utf8)) })
+        #expect(pointer.description == text)
+    }
+}
