@@ -12,7 +12,8 @@ struct BatchTests {
     /// Every post applies in order; a key repeated updates the message its first post made.
     @Test func appliesInOrder() throws {
         var engine = makeEngine()
-        let applied = engine.post(batch: [Self.keyed("a", .sending), Self.keyed("b", .info), Self.keyed("a", .sent)], at: .zero)
+        let applied = engine.post(
+            batch: [Self.keyed("a", .sending), Self.keyed("b", .info), Self.keyed("a", .sent)], at: .zero)
         let outcomes = try applied.value.get()
         #expect(outcomes.map { $0?.message.id } == [1, 2, 1])
         #expect(outcomes.map { $0.map { if case .created = $0 { true } else { false } } } == [true, true, false])

@@ -86,7 +86,10 @@ struct ConfigurationTextTests {
     /// The settings that can be off take an empty variable as off, over the file; every other
     /// setting with a variable takes it as not set.
     @Test func anEmptyVariableTurnsOffWhatCanBeOff() throws {
-        #expect(Self.table.rows.filter(\.emptyIsOff).map(\.key) == ["token", "readToken", "webhooks.github.secret", "publish"])
+        #expect(
+            Self.table.rows.filter(\.emptyIsOff).map(\.key) == [
+                "token", "readToken", "webhooks.github.secret", "publish",
+            ])
         let file = #"{"token": "file-token", "readToken": "read-token", "publish": "http://f/{channel}"}"#
         let environment = ["OVERLAYD_TOKEN": "", "OVERLAYD_READ_TOKEN": "", "OVERLAYD_PUBLISH": ""]
         let loaded = try ConfigurationTests.configuration(
