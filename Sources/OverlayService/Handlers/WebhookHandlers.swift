@@ -14,6 +14,7 @@ struct WebhookHandlers: Sendable {
     let githubSecret: [UInt8]?
     /// Each kind's priority, for a template's priority that maps to nothing.
     let priorities: KindTable<Priority>
+    let builtIn = BuiltInTemplates()
 
     /// The query parameters a template's write may carry besides `template`.
     static let queryNames = ["template", "auth"]
@@ -27,14 +28,14 @@ struct WebhookHandlers: Sendable {
         let template: WebhookTemplate?
         var yieldsToLiveKind = false
         switch name {
-        case "alertmanager": template = BuiltInTemplates.alertmanager
-        case "grafana": template = BuiltInTemplates.grafana
+        case "alertmanager": template = builtIn.alertmanager
+        case "grafana": template = builtIn.grafana
         case "github":
             try checkSignature(request)
             guard let event = request.header("X-GitHub-Event") else {
                 throw .badRequest("a GitHub delivery names its event in X-GitHub-Event", field: "X-GitHub-Event")
             }
-            template = BuiltInTemplates.github(event: event)
+            template = builtIn.github(event: event)
             yieldsToLiveKind = template?.yieldsToLiveKind ?? false
         default:
             guard let own = templates[name] else {

@@ -123,3 +123,41 @@ struct OwnTemplateTests {
         #expect(pointer.description == text)
     }
 }
+
+/// docs/INTEGRATIONS.md's worked example, as written there.
+@Suite("Webhooks: the worked example")
+struct WorkedExampleTests {
+    @Test func workedExample() throws {
+        let service = try OwnTemplateTests.service(
+            #"""
+            {"builds": {
+                "each": "/builds",
+                "key": {"prefix": "build-", "pointer": "/id"},
+                "text": "/title",
+                "kind": {"pointer": "/result",
+                         "map": {"passed": "sent", "failed": "failed", "running": "sending"},
+                         "default": "info"},
+                "icon": {"pointer": "/result", "map": {"passed": "✅", "failed": "❌"}, "default": null},
+                "subtitle": "/pipeline"
+              }}
+            """#)
+        let first = Webhook.messages(
+            Webhook.deliver(
+                service, "builds",
+                #"""
+                {"pipeline": "nightly", "builds": [
+                  {"id": 812, "title": "Build 812", "result": "passed"},
+                  {"id": 813, "title": "Build 813", "result": "running"}
+                ]}
+                """#))
+        #expect(first.map { $0["key"]?.string } == ["build-812", "build-813"])
+        #expect(first.map { $0["kind"]?.string } == ["sent", "sending"])
+        #expect(first.map { $0["icon"]?.string } == ["✅", nil])
+        #expect(first.map { $0["subtitle"]?.string } == [nil, nil])
+        let later = Webhook.messages(
+            Webhook.deliver(
+                service, "builds", #"{"builds": [{"id": 813, "title": "Build 813", "result": "failed"}]}"#))
+        #expect(later.first?["id"] == first.last?["id"])
+        #expect(later.first?["kind"]?.string == "failed" && later.first?["icon"]?.string == "❌")
+    }
+}
