@@ -112,12 +112,7 @@ extension HTTPServer {
         responder.headJudged(head, contentCoding: walk.contentCoding)
         responder.bodyLimit = maxBodyBytes
         if let headCheck {
-            let request = RequestHead(
-                method: name, path: responder.path, rawQuery: responder.rawQuery,
-                lookUp: { name in
-                    responder.headers.lookUp(name, on: connection) { $0.map { String(decoding: $0, as: UTF8.self) } }
-                })
-            switch headCheck(request) {
+            switch headCheck(RequestHead(responder: responder, connection: connection)) {
             case .proceed: break
             case .bodyLimit(let limit): responder.bodyLimit = limit
             case .refuse(let response): return responder.refuse(connection, response: response) ? .YES : .NO

@@ -46,16 +46,22 @@ public struct HTTPServerOptions: Sendable {
     public init() {}
 }
 
-/// What `HTTPServerOptions.headCheck` is shown of a request whose head has arrived.
+/// What `HTTPServerOptions.headCheck` is shown of a request whose head has arrived: read from the
+/// responder when asked, so that a check that looks at nothing costs nothing.
 public struct RequestHead {
-    public let method: String
-    public let path: String
+    let responder: HTTPResponder
+    let connection: OpaquePointer
+
+    public var method: String { responder.method }
+    public var path: String { responder.path }
     /// The query as sent, undecoded: empty for most requests, which the check can pass at once.
-    public let rawQuery: [UInt8]
-    let lookUp: (String) -> String?
+    public var rawQuery: [UInt8] { responder.rawQuery }
+    public var hasQuery: Bool { !responder.rawQuery.isEmpty }
 
     /// The first header with this name.
-    public func header(_ name: String) -> String? { lookUp(name) }
+    public func header(_ name: String) -> String? {
+        responder.headers.lookUp(name, on: connection) { $0.map { String(decoding: $0, as: UTF8.self) } }
+    }
 }
 
 /// The answer of `HTTPServerOptions.headCheck`.

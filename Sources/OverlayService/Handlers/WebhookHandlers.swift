@@ -128,7 +128,7 @@ struct WebhookHandlers: Sendable {
     static func headCheck(bodyBytes: Int, signs: Bool) -> @Sendable (RequestHead) -> HeadVerdict {
         { head in
             // Nearly every request has no query: nothing is decoded for it.
-            guard !head.rawQuery.isEmpty, head.method == "POST", head.path.hasSuffix("/messages") else {
+            guard head.hasQuery, head.method == "POST", head.path.hasSuffix("/messages") else {
                 return .proceed
             }
             guard let template = QueryItem.items(of: head.rawQuery).first(where: { $0.name == "template" }) else {
