@@ -191,31 +191,38 @@ class Browser:
         self.driver.quit()
 
 
-# What the page draws, read back: each element's bounding box relative to the screen and divided
-# by the page's scale (the overlay's points), its computed opacity and transform.
+# The element a scenario looks at (the preview page's, or one on a page of another origin) and its
+# drawing's parts by id: `view` and `part(id)` in the scripts below.
+def view_script(selector="overlayd-overlay"):
+    return (f"const view = document.querySelector({json.dumps(selector)});"
+            "const part = (id) => view.shadowRoot.getElementById(id);")
+
+
+# What the element draws, read back: each part's bounding box relative to the screen and divided
+# by the drawing's scale (the overlay's points), its computed opacity and transform.
 READ_GEOMETRY = """
-const screen = document.getElementById('screen');
+const screen = part('screen');
 const origin = screen.getBoundingClientRect();
 const scale = Number(screen.dataset.scale);
 const box = (id) => {
-  const element = document.getElementById(id);
+  const element = part(id);
   if (!element || element.hidden || element.offsetParent === null) return null;
   const b = element.getBoundingClientRect();
   return [(b.x - origin.x) / scale, (b.y - origin.y) / scale, b.width / scale, b.height / scale];
 };
-const overlay = document.getElementById('overlay');
+const overlay = part('overlay');
 const style = getComputedStyle(overlay);
 return {
-  scale, version: Number(document.body.dataset.version), now: Number(document.body.dataset.now),
+  scale, version: view.drawn.version, now: view.drawn.now,
   overlay: box('overlay'), opacity: Number(style.opacity), transform: style.transform,
-  background: box('overlay-bg'), label: box('label'), text: document.getElementById('label-text').textContent,
-  pill: box('pill'), pillRadius: getComputedStyle(document.getElementById('pill')).borderTopLeftRadius,
-  subtitle: box('subtitle'), subtitleText: document.getElementById('subtitle-text').textContent,
-  accessory: box('accessory'), icon: document.getElementById('icon').hidden ? null : document.getElementById('icon').textContent,
+  background: box('overlay-bg'), label: box('label'), text: part('label-text').textContent,
+  pill: box('pill'), pillRadius: getComputedStyle(part('pill')).borderTopLeftRadius,
+  subtitle: box('subtitle'), subtitleText: part('subtitle-text').textContent,
+  accessory: box('accessory'), icon: part('icon').hidden ? null : part('icon').textContent,
   bar: box('bar'), capLeft: box('bar-cap-left'), capRight: box('bar-cap-right'),
-  spinner: !document.getElementById('spinner').hidden, statusBar: box('statusbar'),
+  spinner: !part('spinner').hidden, statusBar: box('statusbar'),
   statusBarContent: box('sb-content'),
-  statusBarOpacity: Number(getComputedStyle(document.getElementById('sb-content')).opacity),
+  statusBarOpacity: Number(getComputedStyle(part('sb-content')).opacity),
 };
 """
 
