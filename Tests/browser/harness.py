@@ -105,15 +105,18 @@ def decode(body):
 
 class SecondOrigin:
     """A web server on another free port: the pages of another site. `/` is an empty page that
-    scenarios script; `/form` answers nothing useful (a form's target frame lands there)."""
+    scenarios script; `/form` answers nothing useful (a form's target frame lands there); `page()`
+    adds a page of a scenario's own at a path."""
 
     PAGE = b'<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>other site</title></head><body><iframe name="sink" id="sink"></iframe></body></html>'
 
-    def __init__(self):
-        page = self.PAGE
+    def __init__(self, host="127.0.0.1"):
+        pages = self.pages = {}
+        default = self.PAGE
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
+                page = pages.get(self.path.split("?")[0], default)
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
                 self.send_header("Content-Length", str(len(page)))
@@ -128,7 +131,13 @@ class SecondOrigin:
 
         self.server = Server(("127.0.0.1", 0), Handler)
         self.port = self.server.server_address[1]
+        self.origin = f"http://{host}:{self.port}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def page(self, path, html):
+        """Serves `html` at `path`; its URL."""
+        self.pages[path] = html.encode()
+        return self.origin + path
 
     def stop(self):
         self.server.shutdown()
