@@ -5,6 +5,8 @@ font's widths, the device layout against the JSON and against the preview page, 
 server that goes away and comes back."""
 
 import json
+import os
+import re
 
 from drawing import expect_drawn, open_preview, settle
 from harness import view_script
@@ -353,5 +355,31 @@ def component_reconnects(check, context):
     browser.open("about:blank")
 
 
+def component_documented_page(check, context):
+    """The five-line page of docs/INTEGRATIONS.md, pointed at a server here: its banner follows
+    the channel it names, drawn in the channel's colours, and it logs each version."""
+    document = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "INTEGRATIONS.md")
+    with open(document, encoding="utf-8") as file:
+        html = re.search(r"```html\n(.*?)```", file.read(), re.S).group(1)
+    check.expect(len(html.strip().splitlines()) == 5, f"the documented page is not five lines: {html}")
+    server = context.server({"device": "iphone"})
+    other = context.second_origin()
+    url = other.page("/banner", html.replace("http://overlay.lan:8080", server.origin))
+    browser = open_dashboard(context, url, "overlayd-overlay")
+    server.json("POST", "/channels/lobby/messages", {"text": "Doors open at seven", "kind": "sent"})
+    server.advance(1)
+    overlay = server.json("GET", "/channels/lobby/overlay")
+    browser.wait_for(f"const v = document.querySelector('overlayd-overlay');"
+                     f"return v.drawn.version === {overlay['version']} && v.drawn.now === {overlay['now']}",
+                     what=f"the lobby's version {overlay['version']}")
+    browser.run_async("await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));")
+    background = rgb(overlay["style"]["background"])
+    seen = pixels(browser, "overlayd-overlay", [[4, 4], [4, 43]])
+    check.expect(all(near(p, background) for p in seen["at"]), f"the banner is not {background}: {seen['at']}")
+    logged = [e["message"] for e in browser.console() if e.get("level") == "INFO"]
+    check.expect(any(f'{overlay["version"]} "visible"' in m for m in logged), f"version not logged: {logged}")
+    context.screenshot(browser, "banner")
+
+
 SCENARIOS = [component_bar, component_device, component_events, component_defined_once, component_token,
-             component_cors, component_reconnects]
+             component_cors, component_reconnects, component_documented_page]
