@@ -549,8 +549,8 @@ async function errorText(response) {
 // the server's time at a display frame. `on.overlay(ov)` hears of each new version,
 // `on.state(state, message)` of each change of the connection.
 class Follower {
-  constructor(root, channelPath, token, on) {
-    this.root = root;
+  constructor(base, channelPath, token, on) {
+    this.base = base;         // the overlayd's URL, without a trailing slash
     this.channelPath = channelPath;
     this.token = token;
     this.on = on;
@@ -563,6 +563,7 @@ class Follower {
     this.resync = false;
     this.offset = null;       // server time − display time, in seconds
     this.manualNow = 0;
+    this.shownState = null;   // the state last told, so that a listener hears each change once
     this.state('connecting', '');
     this.connect();
   }
@@ -571,7 +572,7 @@ class Follower {
     const parameters = new URLSearchParams(query || {});
     if (this.token) parameters.set('auth', this.token);
     const rest = parameters.toString();
-    return this.root + path + (rest ? '?' + rest : '');
+    return this.base + path + (rest ? '?' + rest : '');
   }
 
   stop() {
@@ -582,7 +583,10 @@ class Follower {
   }
 
   state(state, message) {
-    if (!this.stopped) this.on.state(state, message);
+    const shown = state + ' ' + message;
+    if (this.stopped || this.shownState === shown) return;
+    this.shownState = shown;
+    this.on.state(state, message);
   }
 
   // The server's time for a display frame at `timestamp` (ms, requestAnimationFrame's). A manual
