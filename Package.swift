@@ -62,15 +62,16 @@ let package = Package(
         // Every new overlay version POSTed to a pub/sub endpoint (nchan), off the write path.
         .target(name: "OverlayPublisher", dependencies: ["CCurl", "Platform"], swiftSettings: strict),
         // Routes, JSON, configuration and the driver that owns the clock and the timer.
-        // openapi.yaml and the preview page are compiled in (no Foundation bundle needed) and served
-        // at /openapi.yaml and /preview.
+        // openapi.yaml, the preview page and the web component's module are compiled in (no
+        // Foundation bundle needed) and served at /openapi.yaml, /preview and /overlayd.js.
         .target(
             name: "OverlayService",
             dependencies: [
                 "OverlayEngine", "OverlayStore", "MicroHTTP", "OverlayPublisher", "Platform", "TextMeasure", "Crypto",
                 "SignedToken",
             ],
-            resources: [.embedInCode("openapi.yaml"), .embedInCode("PreviewPage.html")], swiftSettings: strict),
+            resources: [.embedInCode("openapi.yaml"), .embedInCode("PreviewPage.html"), .embedInCode("overlayd.js")],
+            swiftSettings: strict),
         // Text widths from HarfBuzz in one font file (Inter by default), behind a Swift API that
         // shows no C type: HarfBuzz is imported privately.
         .target(name: "TextMeasure", dependencies: ["CHarfBuzz"], swiftSettings: strict),

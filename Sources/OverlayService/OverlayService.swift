@@ -23,6 +23,7 @@ public final class OverlayService: Sendable {
     let metrics: Metrics
     let preview: PreviewPage
     let previewFont: PreviewFont
+    let module: OverlaydModule
     let messages: MessageHandlers
     let webhooks: WebhookHandlers
     let overlays: OverlayHandlers
@@ -87,8 +88,9 @@ public final class OverlayService: Sendable {
         held = HeldReaders(scheduler: scheduler, wallSeconds: wallSeconds) { id in
             registry.entry(id: id, now: wallSeconds()) != nil
         }
-        self.preview = PreviewPage(configuration: configuration)
+        self.preview = PreviewPage()
         self.previewFont = PreviewFont(path: configuration.text.path)
+        self.module = OverlaydModule(configuration: configuration)
         let restored = loaded.enumerated().map { number, channel in
             let restart = OverlayEngine.restored(
                 configuration: engine, state: channel.state, live: channel.live, history: channel.history,

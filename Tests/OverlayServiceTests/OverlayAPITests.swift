@@ -311,8 +311,9 @@ struct OverlayAPITests {
         #expect(endpoints.contains("PUT /presentation"))
         #expect(endpoints.contains("POST /overlay/hold"))
         #expect(endpoints.contains("GET /preview/font"))
+        #expect(endpoints.contains("GET /overlayd.js"))
         #expect(
             endpoints.contains("POST /tokens") && endpoints.contains("GET /whoami") && endpoints.contains("GET /auth"))
-        #expect(endpoints.count == 33)
+        #expect(endpoints.count == 34)
     }
 }

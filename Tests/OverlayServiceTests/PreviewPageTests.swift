@@ -3,11 +3,12 @@ import Testing
 
 @testable import OverlayService
 
-/// `GET /preview`: one self-contained page, served with a strong ETag and 304, that needs nothing
-/// from anywhere else. Its drawing is checked in Chromium by `scripts/browser-test`.
+/// `GET /preview`: one page, served with a strong ETag and 304, that needs nothing from anywhere
+/// but overlayd (it draws through `/overlayd.js`, `OverlaydModuleTests`). Its drawing is checked in
+/// Chromium by `scripts/browser-test`.
 @Suite("Preview page")
 struct PreviewPageTests {
-    /// The page: HTML, small, its own CSP, and the configured devices written into it.
+    /// The page: HTML, small, its own CSP, allowing scripts of its own origin (the module) and no other.
     @Test func served() throws {
         let live = try LiveServer { $0.engine.progressBarCapWidth = 3 }
         let response = try live.get("/preview")
@@ -15,18 +16,9 @@ struct PreviewPageTests {
         #expect(response.header("Content-Type") == "text/html; charset=utf-8")
         #expect(response.body.count <= 40 * 1024, "\(response.body.count) bytes")
         #expect(response.text.hasPrefix("<!doctype html>"))
-        #expect(
-            response.text.contains(
-                #""iphone-notch":{"width":375,"height":812,"statusBarHeight":44,"safeAreaTop":44,"cutout":"notch"}"#))
-        #expect(
-            response.text.contains(
-                #""iphone-15-pro":{"width":393,"height":852,"statusBarHeight":54,"safeAreaTop":59,"cutout":"island","#
-                    + #""island":{"width":126,"height":37.33,"y":11}}"#))
-        #expect(response.text.contains(#""iphone":{"width":320,"height":480,"statusBarHeight":20,"safeAreaTop":20,"#))
-        #expect(response.text.contains(#"{"capWidth":3,"devices":{"#))
-        #expect(response.text.contains(#"},"titleSize":13,"subtitleSize":12}"#))
         let policy = try #require(response.header("Content-Security-Policy"))
         #expect(policy.contains("default-src 'none'") && policy.contains("connect-src 'self'"))
+        #expect(policy.contains("script-src 'self' 'unsafe-inline';"))
         #expect(policy.contains("font-src 'self'"))
         #expect(policy.contains("frame-ancestors 'none'"))
         #expect(response.header("X-Frame-Options") == "DENY")
@@ -36,15 +28,15 @@ struct PreviewPageTests {
         #expect(tag.hasPrefix("\"") && tag.hasSuffix("\"") && UInt64(tag.dropFirst().dropLast()) != nil)
     }
 
-    /// Nothing in the page names another host: no URL with a scheme, no protocol-relative one,
-    /// no import; its one `url(` is its one web font, overlayd's own.
+    /// Nothing in the page names another host: no URL with a scheme, no protocol-relative one, no
+    /// stylesheet; its one import is overlayd's own module, which draws (and loads the font).
     @Test func selfContained() throws {
         let page = String(decoding: PackageResources.PreviewPage_html, as: UTF8.self)
-        for forbidden in ["http:", "https:", "src=\"//", "href=\"//", "@import", "<link rel=\"stylesheet"] {
+        for forbidden in ["http:", "https:", "src=\"//", "href=\"//", "@import", "<link rel=\"stylesheet", "url("] {
             #expect(!page.contains(forbidden), "the page contains \(forbidden)")
         }
-        #expect(page.ranges(of: "url(").count == 1 && page.contains("url(/preview/font)"))
-        #expect(page.ranges(of: "@font-face").count == 1)
+        #expect(page.ranges(of: "import ").count == 1 && page.contains("import {settings} from '/overlayd.js';"))
+        #expect(page.ranges(of: "<script").count == 1 && page.contains("<script type=\"module\">"))
         #expect(
             page.contains(#"<link rel="icon" href="data:,">"#), "a page without an icon makes the browser ask for one")
     }
@@ -63,21 +55,17 @@ struct PreviewPageTests {
         #expect(head.status == 200 && head.header("ETag") == tag)
     }
 
-    /// The same settings give the same tag in another process (a cache stays valid across
-    /// restarts); other devices give another page and another tag.
+    /// The page is the same bytes, with the same tag, whatever the configuration (the settings are
+    /// the module's) and in every process: a cache stays valid across restarts.
     @Test func tagFollowsTheBytes() throws {
         let first = try LiveServer()
-        let second = try LiveServer()
-        let tag = try first.get("/preview").header("ETag")
-        #expect(tag == (try second.get("/preview").header("ETag")))
         let other = try LiveServer {
             $0.devices["kiosk"] = DeviceProfile(name: "kiosk", width: 1080, height: 1920, statusBarHeight: 24)
         }
-        let page = try other.get("/preview")
-        #expect(page.header("ETag") != tag)
-        #expect(
-            page.text.contains(
-                #""kiosk":{"width":1080,"height":1920,"statusBarHeight":24,"safeAreaTop":24,"cutout":"none"}"#))
+        let page = try first.get("/preview")
+        #expect(page.header("ETag") == "\"\(PreviewPage.fnv1a(PackageResources.PreviewPage_html))\"")
+        #expect(page.body == PackageResources.PreviewPage_html)
+        #expect(try other.get("/preview").header("ETag") == page.header("ETag"))
     }
 
     /// `/channels/{name}/preview` is the same page; serving it creates no channel, and a bad name
@@ -111,7 +99,7 @@ struct PreviewPageTests {
         expectError(try live.get("/channels/ci/preview/x"), status: 401, code: "unauthorized")
     }
 
-    /// `GET /preview/font` is the configured font file byte for byte, as the page's `@font-face`
+    /// `GET /preview/font` is the configured font file byte for byte, as the web component's font face
     /// loads it: its media type, a strong tag and 304; a file that cannot be read is 404.
     @Test func font() throws {
         let live = try LiveServer()

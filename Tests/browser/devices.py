@@ -5,6 +5,7 @@ the measuring font served by overlayd itself, and a gallery of screenshots."""
 from selenium.webdriver.common.action_chains import ActionChains
 
 from drawing import expect_drawn, open_preview, settle
+from harness import view_script
 
 ISLAND = {"width": 126, "height": 37.33, "y": 11}
 SCREEN_WIDTH = 393
@@ -22,7 +23,7 @@ canvas.height = image.height;
 const context = canvas.getContext('2d');
 context.drawImage(image, 0, 0);
 const data = context.getImageData(0, 0, image.width, image.height).data;
-const screen = document.getElementById('screen');
+const screen = part('screen');
 const origin = screen.getBoundingClientRect();
 const scale = Number(screen.dataset.scale);
 const pixel = (px, py) => { const i = (Math.round(py) * image.width + Math.round(px)) * 4; return [data[i], data[i + 1], data[i + 2]]; };
@@ -59,6 +60,12 @@ return {
 """
 
 
+def shadow_part(browser, part_id):
+    """A part of the preview's element, for Selenium's pointer actions."""
+    view = browser.driver.find_element("css selector", "overlayd-overlay")
+    return view.shadow_root.find_element("css selector", "#" + part_id)
+
+
 def rgb(hex_colour):
     value = hex_colour.lstrip("#")
     return [int(value[i:i + 2], 16) for i in (0, 2, 4)]
@@ -75,7 +82,7 @@ def island_and_pill(check, context):
     check.expect(overlay["presentation"] == "pill" and overlay["pill"], f"no pill: {overlay['presentation']}")
     frame = overlay["pill"]["frame"]
     png = browser.driver.get_screenshot_as_base64()
-    seen = browser.run_async(PIXELS, png, frame, ISLAND, rgb(overlay["style"]["background"]))
+    seen = browser.run_async(view_script() + PIXELS, png, frame, ISLAND, rgb(overlay["style"]["background"]))
     scale = seen["scale"]
     x, y, width, height = seen["box"]
     # Antialiased edges are not the colour exactly: the box may be a pixel short on each side.
@@ -118,7 +125,7 @@ def touch(check, context):
     held = server.post("Hold me", "info")
     server.advance(1)
     settle(browser, server)
-    pill = browser.driver.find_element("id", "pill")
+    pill = shadow_part(browser, "pill")
     ActionChains(browser.driver).move_to_element(pill).click_and_hold().perform()
     context.wait_until(lambda: server.overlay()["touch"] is not None, check, "the hold")
     # The message's time runs out during the hold: it stays until the release.
@@ -132,7 +139,7 @@ def touch(check, context):
     swiped = server.post("Swipe me away", "sending")
     server.advance(1)
     settle(browser, server)
-    pill = browser.driver.find_element("id", "pill")
+    pill = shadow_part(browser, "pill")
     chain = ActionChains(browser.driver).move_to_element(pill).click_and_hold()
     for _ in range(4):
         chain.move_by_offset(0, -10)
@@ -145,14 +152,14 @@ def touch(check, context):
 
 FONT = """
 await document.fonts.ready;
-const screen = document.getElementById('screen');
+const screen = part('screen');
 const scale = Number(screen.dataset.scale);
-const width = (id) => { const range = document.createRange(); range.selectNodeContents(document.getElementById(id)); return range.getBoundingClientRect().width / scale; };
+const width = (id) => { const range = document.createRange(); range.selectNodeContents(part(id)); return range.getBoundingClientRect().width / scale; };
 return {
   faces: Array.from(document.fonts).map((f) => [f.family, f.status]),
   resources: performance.getEntriesByType('resource').map((r) => r.name),
   label: width('label-text'), subtitle: width('subtitle-text'),
-  family: getComputedStyle(document.getElementById('label')).fontFamily,
+  family: getComputedStyle(part('label')).fontFamily,
 };
 """
 
@@ -165,7 +172,7 @@ def font(check, context):
     server.post("Measured in the very font", "info", subtitle="and drawn in it")
     server.advance(1)
     overlay, _ = settle(browser, server)
-    seen = browser.run_async(FONT)
+    seen = browser.run_async(view_script() + FONT)
     check.expect(['"overlayd-text"', "loaded"] in seen["faces"] or ["overlayd-text", "loaded"] in seen["faces"],
                  f"the font is not loaded: {seen['faces']}")
     check.expect(server.origin + "/preview/font" in seen["resources"], f"not fetched from overlayd: {seen['resources']}")
@@ -180,7 +187,7 @@ def font(check, context):
         server.post(text, "info", immediate=True)
         server.advance(1)
         overlay, _ = settle(browser, server)
-        cut = browser.run("const t = document.getElementById('label-text'); return t.scrollWidth > t.clientWidth")
+        cut = browser.run(view_script() + "const t = part('label-text'); return t.scrollWidth > t.clientWidth")
         check.expect(cut == overlay["label"]["truncated"], f"{text!r}: cut {cut}, truncated {overlay['label']['truncated']}")
         context.screenshot(browser, "font-truncated" if overlay["label"]["truncated"] else "font-fits")
 

@@ -4,27 +4,32 @@ and a real-clock slide sampled frame by frame."""
 import statistics
 import tempfile
 
-from harness import READ_GEOMETRY, Overlayd, parse_matrix, rect, rotated_box, rotation_matrix
+from harness import READ_GEOMETRY, Overlayd, parse_matrix, rect, rotated_box, rotation_matrix, view_script
 
 HALF_POINT = 0.5
 
 
-def settle(browser, server):
-    """The overlay as the server has it now, once the page shows that version at that time."""
+def drawn(version, now, selector="overlayd-overlay"):
+    """A script true once the element has drawn `version` at the server time `now`."""
+    return (view_script(selector) + f"return view.drawn !== null && view.drawn.version === {version}"
+            f" && Math.abs(view.drawn.now - {now}) < 1e-9")
+
+
+def settle(browser, server, selector="overlayd-overlay"):
+    """The overlay as the server has it now, once the element shows that version at that time."""
     overlay = server.overlay()
-    browser.wait_for(
-        f"return Number(document.body.dataset.version) === {overlay['version']}"
-        f" && Math.abs(Number(document.body.dataset.now) - {overlay['now']}) < 1e-9",
-        timeout=5, what=f"version {overlay['version']} at {overlay['now']} s")
+    browser.wait_for(drawn(overlay["version"], overlay["now"], selector), timeout=5,
+                     what=f"version {overlay['version']} at {overlay['now']} s")
     # Two more frames: the values read below are ones a frame has drawn.
-    drawn = browser.run_async(
-        "await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));" + READ_GEOMETRY)
-    return overlay, drawn
+    geometry = browser.run_async(
+        "await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));"
+        + view_script(selector) + READ_GEOMETRY)
+    return overlay, geometry
 
 
-def expect_drawn(check, context, browser, server, step, cap_width=0):
-    """The page's overlay equals the JSON × the page's scale within half a point."""
-    overlay, drawn = settle(browser, server)
+def expect_drawn(check, context, browser, server, step, cap_width=0, selector="overlayd-overlay"):
+    """The element's overlay equals the JSON × the drawing's scale within half a point."""
+    overlay, drawn = settle(browser, server, selector)
     where = f"{step} ({overlay['phase']}, {overlay['orientation']})"
     frame, rotation = overlay["frame"], overlay["rotation"]
     turned = abs(rotation) == 90
@@ -101,7 +106,7 @@ def open_preview(context, server, fragment=""):
     browser = context.browser
     browser.open(server.origin + "/preview" + fragment)
     browser.wait_for("return document.getElementById('conn').textContent === 'live'"
-                     " && document.body.dataset.version !== undefined", what="the event stream")
+                     " && document.querySelector('overlayd-overlay').drawn !== null", what="the event stream")
     return browser
 
 
@@ -203,8 +208,8 @@ def real_clock_slide(check, context):
     and stays within one frame of the server's curve."""
     server = context.server({"clock": "real", "showDuration": 1.0})
     browser = open_preview(context, server)
-    result = browser.run_async("""
-const screen = document.getElementById('screen');
+    result = browser.run_async(view_script() + """
+const screen = part('screen');
 const scale = Number(screen.dataset.scale);
 // The page's clock against the server's, measured here independently of the page's own estimate.
 let offset = null, spread = Infinity;
@@ -214,7 +219,7 @@ for (let i = 0; i < 5; i++) {
   const t1 = performance.now();
   if (t1 - t0 < spread) { spread = t1 - t0; offset = clock.now - (t0 + t1) / 2000; }
 }
-const before = Number(document.body.dataset.version);
+const before = view.drawn.version;
 const posted = await fetch('/messages', {method: 'POST', headers: {'Content-Type': 'application/json'},
   body: JSON.stringify({text: 'Real clock', kind: 'sending'})});
 const postedAt = performance.now();
@@ -223,9 +228,9 @@ const samples = [];
 await new Promise((resolve) => {
   const start = performance.now();
   const tick = (ts) => {
-    const window = document.getElementById('overlay').getBoundingClientRect();
-    const bg = document.getElementById('overlay-bg').getBoundingClientRect();
-    samples.push({ts, version: Number(document.body.dataset.version), drawn: (bg.y - window.y) / scale});
+    const window = part('overlay').getBoundingClientRect();
+    const bg = part('overlay-bg').getBoundingClientRect();
+    samples.push({ts, version: view.drawn.version, drawn: (bg.y - window.y) / scale});
     if (ts - start < 1400) requestAnimationFrame(tick); else resolve();
   };
   requestAnimationFrame(tick);

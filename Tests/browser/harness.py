@@ -105,15 +105,18 @@ def decode(body):
 
 class SecondOrigin:
     """A web server on another free port: the pages of another site. `/` is an empty page that
-    scenarios script; `/form` answers nothing useful (a form's target frame lands there)."""
+    scenarios script; `/form` answers nothing useful (a form's target frame lands there); `page()`
+    adds a page of a scenario's own at a path."""
 
     PAGE = b'<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>other site</title></head><body><iframe name="sink" id="sink"></iframe></body></html>'
 
-    def __init__(self):
-        page = self.PAGE
+    def __init__(self, host="127.0.0.1"):
+        pages = self.pages = {}
+        default = self.PAGE
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
+                page = pages.get(self.path.split("?")[0], default)
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
                 self.send_header("Content-Length", str(len(page)))
@@ -128,7 +131,13 @@ class SecondOrigin:
 
         self.server = Server(("127.0.0.1", 0), Handler)
         self.port = self.server.server_address[1]
+        self.origin = f"http://{host}:{self.port}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def page(self, path, html):
+        """Serves `html` at `path`; its URL."""
+        self.pages[path] = html.encode()
+        return self.origin + path
 
     def stop(self):
         self.server.shutdown()
@@ -191,31 +200,38 @@ class Browser:
         self.driver.quit()
 
 
-# What the page draws, read back: each element's bounding box relative to the screen and divided
-# by the page's scale (the overlay's points), its computed opacity and transform.
+# The element a scenario looks at (the preview page's, or one on a page of another origin) and its
+# drawing's parts by id: `view` and `part(id)` in the scripts below.
+def view_script(selector="overlayd-overlay"):
+    return (f"const view = document.querySelector({json.dumps(selector)});"
+            "const part = (id) => view.shadowRoot.getElementById(id);")
+
+
+# What the element draws, read back: each part's bounding box relative to the screen and divided
+# by the drawing's scale (the overlay's points), its computed opacity and transform.
 READ_GEOMETRY = """
-const screen = document.getElementById('screen');
+const screen = part('screen');
 const origin = screen.getBoundingClientRect();
 const scale = Number(screen.dataset.scale);
 const box = (id) => {
-  const element = document.getElementById(id);
+  const element = part(id);
   if (!element || element.hidden || element.offsetParent === null) return null;
   const b = element.getBoundingClientRect();
   return [(b.x - origin.x) / scale, (b.y - origin.y) / scale, b.width / scale, b.height / scale];
 };
-const overlay = document.getElementById('overlay');
+const overlay = part('overlay');
 const style = getComputedStyle(overlay);
 return {
-  scale, version: Number(document.body.dataset.version), now: Number(document.body.dataset.now),
+  scale, version: view.drawn.version, now: view.drawn.now,
   overlay: box('overlay'), opacity: Number(style.opacity), transform: style.transform,
-  background: box('overlay-bg'), label: box('label'), text: document.getElementById('label-text').textContent,
-  pill: box('pill'), pillRadius: getComputedStyle(document.getElementById('pill')).borderTopLeftRadius,
-  subtitle: box('subtitle'), subtitleText: document.getElementById('subtitle-text').textContent,
-  accessory: box('accessory'), icon: document.getElementById('icon').hidden ? null : document.getElementById('icon').textContent,
+  background: box('overlay-bg'), label: box('label'), text: part('label-text').textContent,
+  pill: box('pill'), pillRadius: getComputedStyle(part('pill')).borderTopLeftRadius,
+  subtitle: box('subtitle'), subtitleText: part('subtitle-text').textContent,
+  accessory: box('accessory'), icon: part('icon').hidden ? null : part('icon').textContent,
   bar: box('bar'), capLeft: box('bar-cap-left'), capRight: box('bar-cap-right'),
-  spinner: !document.getElementById('spinner').hidden, statusBar: box('statusbar'),
+  spinner: !part('spinner').hidden, statusBar: box('statusbar'),
   statusBarContent: box('sb-content'),
-  statusBarOpacity: Number(getComputedStyle(document.getElementById('sb-content')).opacity),
+  statusBarOpacity: Number(getComputedStyle(part('sb-content')).opacity),
 };
 """
 

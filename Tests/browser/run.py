@@ -1,4 +1,5 @@
-"""Runs the preview page's scenarios in headless Chromium against real overlayd processes.
+"""Runs the scenarios of the preview page and of the web component (`<overlayd-overlay>` on pages
+of another origin) in headless Chromium against real overlayd processes.
 
     python3 Tests/browser/run.py --binary .build/debug/overlayd --results Tests/browser/results [NAME...]
 
@@ -15,6 +16,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import component  # noqa: E402
 import devices  # noqa: E402
 import drawing  # noqa: E402
 import web  # noqa: E402
@@ -78,7 +80,7 @@ def main():
     for old in os.listdir(options.results):
         if old.endswith(".png"):
             os.remove(os.path.join(options.results, old))
-    scenarios = drawing.SCENARIOS + devices.SCENARIOS + web.SCENARIOS
+    scenarios = drawing.SCENARIOS + devices.SCENARIOS + web.SCENARIOS + component.SCENARIOS
     if options.names:
         scenarios = [s for s in scenarios if s.__name__ in options.names]
     browser = Browser()

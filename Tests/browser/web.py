@@ -192,7 +192,7 @@ def controls(check, context):
         "the progress slider")
     server.advance(5)
     shown = server.overlay()["message"]
-    browser.wait_for(f"return Number(document.body.dataset.version) === {server.overlay()['version']}")
+    browser.wait_for(f"return document.querySelector('overlayd-overlay').overlay.version === {server.overlay()['version']}")
     browser.run("document.getElementById('delete').click()")
     context.wait_until(lambda: server.json("GET", f"/messages/{shown['id']}")["state"] in ("done", "cancelled"),
                        check, "delete the shown message")

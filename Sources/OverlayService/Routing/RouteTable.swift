@@ -66,6 +66,11 @@ extension OverlayService {
         Route("GET", "/preview/font", .server, .open) { service, request, _ throws(APIError) in
             .response(try service.previewFont.response(to: request))
         },
+        // The web component's module: code and drawing settings, no data; open as the page is, so
+        // that a page of any origin the CORS rules allow may import it before it has a token.
+        Route("GET", "/overlayd.js", .server, .open) { service, request, _ throws(APIError) in
+            .response(service.module.response(to: request))
+        },
         Route("GET", "/channels", .server, .readSome) { service, _, parameters throws(APIError) in
             .response(service.channelList.list(parameters))
         },
