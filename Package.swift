@@ -70,7 +70,11 @@ let package = Package(
                 "OverlayEngine", "OverlayStore", "MicroHTTP", "OverlayPublisher", "Platform", "TextMeasure", "Crypto",
                 "SignedToken",
             ],
-            resources: [.embedInCode("openapi.yaml"), .embedInCode("PreviewPage.html"), .embedInCode("overlayd.js")],
+            resources: [
+                .embedInCode("openapi.yaml"), .embedInCode("PreviewPage.html"),
+                .embedInCode("Module/overlayd-1-base.js"),
+                .embedInCode("Module/overlayd-2-views.js"), .embedInCode("Module/overlayd-3-element.js"),
+            ],
             swiftSettings: strict),
         // Text widths from HarfBuzz in one font file (Inter by default), behind a Swift API that
         // shows no C type: HarfBuzz is imported privately.

@@ -37,7 +37,7 @@ struct OverlaydModuleTests {
     /// URL with a scheme outside the comments; its one CSS `url(` is the measuring font's, whose
     /// address comes from `src`. The guard against a second definition is there.
     @Test func selfContained() throws {
-        let source = String(decoding: PackageResources.overlayd_js, as: UTF8.self)
+        let source = String(decoding: OverlaydModule.source, as: UTF8.self)
         #expect(source.ranges(of: String(decoding: OverlaydModule.placeholder, as: UTF8.self)).count == 1)
         let code = source.split(separator: "\n").filter { !$0.trimmingSpaces().hasPrefix("//") }.joined(separator: "\n")
         for forbidden in ["http:", "https:", "import ", "import(", "@import", "//cdn", "XMLHttpRequest", "WebSocket"] {

@@ -3,7 +3,8 @@ import MicroHTTP
 /// `GET /overlayd.js`: the one ES module that defines `<overlayd-overlay>`, the element that draws
 /// the overlay live on any web page, and through which the preview page draws.
 ///
-/// The module is `overlayd.js`, compiled in. What it needs to draw every screen to scale (the
+/// The module is compiled in from three source files (Module/overlayd-1-base.js, -2-views.js,
+/// -3-element.js), joined in that order: one file for the browser, files of a readable size here. What it needs to draw every screen to scale (the
 /// device profiles, the progress bar's cap width and the text sizes) is written into it once, at
 /// start: the overlay JSON names its device, not the device's size or cutout. Its ETag is a hash of
 /// the bytes, so a restart with other settings serves another tag; `no-cache` makes a browser ask.
@@ -19,8 +20,13 @@ struct OverlaydModule: Sendable {
     /// Where the settings go in the module: the value of `export const settings`.
     static let placeholder = Array("{\"devices\":{}}".utf8)
 
+    /// The module's source: its three parts, joined.
+    static let source =
+        PackageResources.overlayd_1_base_js + PackageResources.overlayd_2_views_js
+        + PackageResources.overlayd_3_element_js
+
     init(configuration: ServiceConfiguration) {
-        let module = PackageResources.overlayd_js
+        let module = OverlaydModule.source
         // Device names are 1–64 of A-Z a-z 0-9 . _ - , a cutout is one of three words and the rest
         // are numbers: the JSON is a JavaScript expression that nothing in it can break out of.
         if let start = PreviewPage.firstIndex(of: OverlaydModule.placeholder, in: module) {
