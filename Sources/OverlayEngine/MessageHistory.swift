@@ -29,6 +29,9 @@ public struct MessageHistory: RandomAccessCollection, Sendable {
     /// later. Stays the same while the message is in the history.
     public func order(of id: Int64) -> Int? { places[id] }
 
+    /// Where the message with this id is now, counted from the oldest held.
+    public func position(of id: Int64) -> Int? { places[id].map { $0 - dropped } }
+
     mutating func append(_ message: Message) {
         places[message.id] = dropped + ring.count
         textBytes += message.textBytes

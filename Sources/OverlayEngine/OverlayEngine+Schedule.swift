@@ -11,6 +11,19 @@ extension OverlayEngine {
         return MessagePage(messages: page.messages, next: page.more ? page.messages.last?.id : nil)
     }
 
+    /// Up to `limit` ended messages still in the history, the most recently ended first, after
+    /// the one with id `after` (from the latest when nil); nil if `after` has left the history.
+    public func endedMessages(after cursor: Int64?, limit: Int) -> MessagePage? {
+        var end = history.count
+        if let cursor {
+            guard let position = history.position(of: cursor) else { return nil }
+            end = position
+        }
+        let start = max(0, end - max(1, limit))
+        let messages = (start..<end).reversed().map { history[$0] }
+        return MessagePage(messages: messages, next: start > 0 ? messages.last?.id : nil)
+    }
+
     /// The priority a message waits with: its sender's, or its kind's.
     func priority(of message: Message) -> Priority {
         message.requestedPriority ?? configuration.priorities[message.kind] ?? .default

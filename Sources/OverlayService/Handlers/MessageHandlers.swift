@@ -40,7 +40,8 @@ struct MessageHandlers: Sendable {
     static let pageSize = (default: 100, maximum: 1000)
 
     /// `GET /messages`: the live messages in the order they show (with `?state=scheduled` the
-    /// scheduled ones, in the order they are due), a page at a time. `?limit=`
+    /// scheduled ones, in the order they are due; with `?state=ended` the history, the most
+    /// recently ended first), a page at a time. `?limit=`
     /// (1…1000, default 100) and `?after=<id>`, the `next` of the page before. A page costs its
     /// own size, not the queue's, and holds at most `maxPageBytes` (but always one message):
     /// where it stops, `next` goes on. Readers asking for the same page at one version share it.
@@ -63,6 +64,7 @@ struct MessageHandlers: Sendable {
                 switch page.listing {
                 case .live: engine.liveMessages(after: page.after, limit: page.limit)
                 case .scheduled: engine.scheduledMessages(after: page.after, limit: page.limit)
+                case .ended: engine.endedMessages(after: page.after, limit: page.limit)
                 }
             guard let messages = listed else {
                 return .messages(engine.version, nil)
@@ -77,11 +79,7 @@ struct MessageHandlers: Sendable {
         case .messages(_, nil):
             throw APIError(
                 status: 409, code: "cursor_expired",
-                message: page.listing == .live
-                    ? "message \(page.after ?? 0) is no longer live (shown and ended, or deleted); "
-                        + "start again without after"
-                    : "message \(page.after ?? 0) is no longer scheduled (its time came, or it was deleted); "
-                        + "start again without after",
+                message: "message \(page.after ?? 0) is no longer \(page.listing.gone); start again without after",
                 field: "after")
         case .messages(let version, let messages?):
             var response = HTTPResponse.json(200, headers: [.json] + OverlayEncoder.versionHeaders(version)) {
@@ -204,6 +202,17 @@ enum MessageListing: String, CaseIterable, Sendable {
     case live
     /// Those waiting for their time, in the order they are due.
     case scheduled
+    /// Those ended and still in the history, the most recently ended first.
+    case ended
+
+    /// What a cursor's message no longer is, when it has left the list.
+    var gone: String {
+        switch self {
+        case .live: "live (shown and ended, or deleted)"
+        case .scheduled: "scheduled (its time came, or it was deleted)"
+        case .ended: "in the history (historySize ended messages are kept)"
+        }
+    }
 }
 
 /// The query of `GET /messages`.
