@@ -7,7 +7,8 @@ import Testing
 @Suite("History API")
 struct HistoryAPITests {
     static func list(_ service: OverlayService, _ query: [QueryItem]) -> HTTPResponse {
-        service.answer(RouteTests.request("GET", "/messages", query: [QueryItem(name: "state", value: "ended")] + query))
+        service.answer(
+            RouteTests.request("GET", "/messages", query: [QueryItem(name: "state", value: "ended")] + query))
     }
 
     @Test func newestFirstPagedAndExpiring() throws {
