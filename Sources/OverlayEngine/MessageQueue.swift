@@ -68,6 +68,7 @@ public struct MessageQueue: Sequence, Sendable {
     mutating func append(_ message: consuming Message) {
         let id = message.id
         let lane = MessageQueue.lane(of: message)
+        assert(nodes[id] == nil, "message \(id) is queued already")
         textBytes += message.textBytes
         nodes[id] = Node(message: message, previous: tails[lane], next: 0, lane: lane)
         link(id, after: tails[lane], in: lane)

@@ -122,7 +122,7 @@ public enum MessageRules {
     /// The text without the grapheme clusters at either end that are white space through and
     /// through (Unicode's White_Space). `Character.isWhitespace` looks at the first scalar only,
     /// and would take " \u{301}" (a space carrying an accent) and the accent with it.
-    static func trimmed(_ text: String) -> String {
+    public static func trimmed(_ text: String) -> String {
         // The common case, text that starts and ends with a visible ASCII character, needs no
         // walk over its characters.
         if let first = text.utf8.first, let last = text.utf8.last, (0x21...0x7E).contains(first),

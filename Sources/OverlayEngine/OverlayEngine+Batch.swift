@@ -27,6 +27,8 @@ extension OverlayEngine {
     ) -> Applied<Result<[PostOutcome?], BatchFailure>> {
         let before = self
         return applying { engine in
+            // The time first: whether a key's message is still live depends on it.
+            engine.reach(time)
             var outcomes: [PostOutcome?] = []
             outcomes.reserveCapacity(batch.count)
             for (index, post) in batch.enumerated() {

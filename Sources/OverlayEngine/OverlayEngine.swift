@@ -136,7 +136,7 @@ public struct OverlayEngine: Hashable, Sendable {
     /// How many messages the engine holds and the bytes their strings take: queued, scheduled,
     /// ended within the history, and the shown one. Constant time, for a bound on memory.
     public var held: (messages: Int, textBytes: Int) {
-        let shown = current.map { $0.state.hasEnded ? 0 : $0.textBytes }
+        let shown = current.flatMap { $0.state.hasEnded ? nil : $0.textBytes }
         return (
             queue.count + scheduled.count + history.count + (shown == nil ? 0 : 1),
             queue.textBytes + scheduled.textBytes + history.textBytes + (shown ?? 0)

@@ -27,6 +27,7 @@ public struct ScheduledMessages: Sequence, Hashable, Sendable {
     /// Adds a message whose `scheduledFor` is set.
     mutating func insert(_ message: Message) {
         let key = Key(time: message.scheduledFor ?? .zero, id: message.id)
+        assert(messages[message.id] == nil, "message \(message.id) is scheduled already")
         textBytes += message.textBytes
         messages[message.id] = message
         order.insert(key, at: index(of: key))

@@ -59,6 +59,16 @@ struct HeldTests {
         }
     }
 
+    /// While the overlay hides, the shown message has ended and sits in the history: it counts once.
+    @Test func anEndedShownMessageCountsOnce() throws {
+        var engine = makeEngine()
+        try engine.posted(.message("bye", duration: 1), at: .zero)
+        engine.advance(to: .seconds(1.3))
+        #expect(engine.phase == .hiding && engine.current?.state == .done)
+        #expect(engine.held.messages == 1 && engine.held.textBytes == 3)
+        #expect(Self.walked(engine) == (1, 3))
+    }
+
     /// A restored engine counts what it was given, and a message's strings count in bytes.
     @Test func restoredAndCountedInBytes() throws {
         var engine = makeEngine()

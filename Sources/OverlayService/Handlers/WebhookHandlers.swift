@@ -128,17 +128,39 @@ struct WebhookHandlers: Sendable {
     static func headCheck(bodyBytes: Int, signs: Bool) -> @Sendable (RequestHead) -> HeadVerdict {
         { head in
             // Nearly every request has no query: nothing is decoded for it.
-            guard head.hasQuery, head.method == "POST", head.path.hasSuffix("/messages") else {
-                return .proceed
-            }
-            guard let template = QueryItem.items(of: head.rawQuery).first(where: { $0.name == "template" }) else {
-                return .proceed
-            }
-            if signs, template.value == Array("github".utf8), head.header("X-Hub-Signature-256") == nil {
+            guard head.hasQuery else { return .proceed }
+            var template: QueryItem?
+            guard
+                isTemplateWrite(
+                    method: head.method, path: head.path,
+                    hasTemplate: {
+                        template = QueryItem.items(of: head.rawQuery).first { $0.name == "template" }
+                        return template != nil
+                    })
+            else { return .proceed }
+            if signs, template?.value == Array("github".utf8), head.header("X-Hub-Signature-256") == nil {
                 return .refuse(invalidSignature.response)
             }
             return .bodyLimit(bodyBytes)
         }
+    }
+
+    /// Whether a request is a write through a template: a POST to `/messages` or
+    /// `/channels/{name}/messages` (one trailing slash allowed, as the router allows) with a
+    /// `template` parameter. The path is read as the router reads it, so that the transport's head
+    /// check, the access check and the route agree; `hasTemplate` is asked last.
+    static func isTemplateWrite(method: String, path: String, hasTemplate: () -> Bool) -> Bool {
+        guard method == "POST" else { return false }
+        var bytes = Array(path.utf8)
+        if bytes.contains(UInt8(ascii: "%")) { bytes = URLEncoded.decode(bytes) }
+        if bytes.count > 1, bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
+        let segments = bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        guard segments.first?.isEmpty == true else { return false }
+        let parts = segments.dropFirst().map { String(decoding: $0, as: UTF8.self) }
+        let messages =
+            parts == ["messages"]
+            || (parts.count == 3 && parts[0] == "channels" && !parts[1].isEmpty && parts[2] == "messages")
+        return messages && hasTemplate()
     }
 
     static let invalidSignature = APIError(

@@ -101,9 +101,12 @@ final class AccessGuard: Sendable {
         return principal
     }
 
-    /// A POST through a webhook template (`?template=`), which may carry its credential as `?auth=`.
+    /// A write through a webhook template, which may carry its credential as `?auth=`.
     static func isTemplateWrite(_ request: HTTPRequest) -> Bool {
-        request.method == "POST" && !request.query.isEmpty && request.query.contains { $0.name == "template" }
+        !request.query.isEmpty
+            && WebhookHandlers.isTemplateWrite(method: request.method, path: request.path) {
+                request.query.contains { $0.name == "template" }
+            }
     }
 
     /// For `GET /auth`: refuses the request's credential (or anonymous) unless it may read

@@ -71,7 +71,7 @@ struct BuiltInTemplates: Sendable {
                 .init(pointer: at("/action"), kind: .string),
                 .init(pointer: at("/workflow_run"), kind: .object),
                 .init(pointer: at("/workflow_run/id"), kind: .number),
-                .init(pointer: at("/workflow_run/name"), kind: .string),
+                .init(pointer: at("/workflow_run/name"), kind: .string, required: false),
                 .init(pointer: at("/workflow_run/run_number"), kind: .number),
                 .init(pointer: at("/workflow_run/conclusion"), kind: .string, required: false),
                 .init(pointer: at("/workflow_run/head_branch"), kind: .string, required: false),

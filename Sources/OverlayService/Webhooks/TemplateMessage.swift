@@ -19,10 +19,11 @@ enum TemplateMessage {
             guard let value = mapped else {
                 switch field {
                 case .text:
-                    let source = yield.sources[.text] ?? name
+                    let pointer = yield.pointers[.text] ?? name
+                    let place = yield.origin.isEmpty ? "the body" : yield.origin
                     throw APIError(
                         status: 422, code: "template_mismatch",
-                        message: "the template's text points to nothing in the body (\(source))", field: source)
+                        message: "the template's text (\(pointer)) points to nothing in \(place)", field: pointer)
                 case .subtitle, .icon, .progress: values.append((name, .json(.null)))
                 case .kind: values.append((name, .text("info")))
                 case .key, .priority, .duration: break
@@ -34,8 +35,9 @@ enum TemplateMessage {
                 guard var text = TemplateValue.text(of: value) else {
                     throw mismatch(yield, field, "points to \(value.typeName), not text")
                 }
-                if field == .text || field == .subtitle { text = cut(text) }
-                values.append((name, .text(text)))
+                if field == .text || field == .subtitle { text = cut(MessageRules.trimmed(text)) }
+                // Text as a JSON string, not as query text: the text "null" is a subtitle, not none.
+                values.append((name, .json(.string(text))))
             case .priority, .duration, .progress:
                 if case .string(let text) = value {
                     values.append((name, .text(text)))
@@ -70,10 +72,11 @@ enum TemplateMessage {
     )
         -> APIError
     {
-        let source = yield.sources[field] ?? (yield.origin.isEmpty ? field.rawValue : "\(yield.origin)")
+        let pointer = yield.pointers[field] ?? field.rawValue
+        let place = yield.origin.isEmpty ? "the body" : yield.origin
         return APIError(
-            status: 422, code: "template_mismatch", message: "the template's \(field.rawValue) \(reason) (\(source))",
-            field: source)
+            status: 422, code: "template_mismatch",
+            message: "the template's \(field.rawValue) (\(pointer)) \(reason) in \(place)", field: pointer)
     }
 
     /// A field rule's refusal, naming where in the body the value came from.

@@ -1,3 +1,5 @@
+import OverlayEngine
+
 /// What a template's message field is made of, read from a webhook's body. The operator's
 /// templates write the first four (a pointer, a literal, a map, a key's prefix); the built-in
 /// templates also combine values, so that every template is data read by one engine.
@@ -55,7 +57,7 @@ indirect enum TemplateValue: Hashable, Sendable {
     static func present(_ value: JSONValue?) -> JSONValue? {
         switch value {
         case .none, .null?: return nil
-        case .string(let text)? where text.allSatisfy(\.isWhitespace): return nil
+        case .string(let text)? where MessageRules.trimmed(text).isEmpty: return nil
         default: return value
         }
     }

@@ -47,8 +47,11 @@ struct WebhookTemplate: Hashable, Sendable {
     struct Yield: Hashable, Sendable {
         var values: [Field: JSONValue?]
         var origin: String
-        /// Where each field's value was pointed from, for an error to name.
+        /// Where in the body each field's value was pointed from (`builds[1].title`), for an
+        /// error of its value to name.
         var sources: [Field: String]
+        /// Each field's pointer as the template writes it (`/title`), for a mismatch to name.
+        var pointers: [Field: String] = [:]
     }
 
     /// The messages `body` makes, in order; a body of another shape is 400 naming the field.
@@ -57,8 +60,8 @@ struct WebhookTemplate: Hashable, Sendable {
         guard let each else { return try yield(body, origin: "").map { [$0] } ?? [] }
         guard case .array(let elements) = TemplateValue.present(each.resolve(in: body)) ?? .array([]) else {
             throw APIError(
-                status: 422, code: "template_mismatch", message: "\(each.fieldName()) must be an array",
-                field: each.fieldName())
+                status: 422, code: "template_mismatch",
+                message: "the template's each (\(each)) must point to an array", field: each.description)
         }
         guard elements.count <= Self.maxMessages else {
             throw APIError(
@@ -79,11 +82,15 @@ struct WebhookTemplate: Hashable, Sendable {
         if let only, !only.holds(in: element) { return nil }
         var values: [Field: JSONValue?] = [:]
         var sources: [Field: String] = [:]
+        var pointers: [Field: String] = [:]
         for mapping in fields {
             values[mapping.field] = .some(mapping.value.evaluate(in: element))
-            if let pointer = mapping.value.source { sources[mapping.field] = Self.name(pointer, after: origin) }
+            if let pointer = mapping.value.source {
+                sources[mapping.field] = Self.name(pointer, after: origin)
+                pointers[mapping.field] = pointer.description
+            }
         }
-        return Yield(values: values, origin: origin, sources: sources)
+        return Yield(values: values, origin: origin, sources: sources, pointers: pointers)
     }
 
     private static func name(_ pointer: JSONPointer, after origin: String) -> String {
@@ -94,7 +101,8 @@ struct WebhookTemplate: Hashable, Sendable {
     private static func check(_ rules: [ShapeRule], in value: JSONValue, at origin: String) throws(APIError) {
         for rule in rules {
             let field = name(rule.pointer, after: origin)
-            guard let found = rule.pointer.resolve(in: value), found != .null else {
+            // Blank text is absent here as everywhere in a template: a blank fingerprint keys nothing.
+            guard let found = TemplateValue.present(rule.pointer.resolve(in: value)) else {
                 if rule.required { throw APIError.badRequest("\(field) is required", field: field) }
                 continue
             }

@@ -111,7 +111,10 @@ enum WebhookTemplateReader {
     private static func check(
         _ literal: JSONValue, field: WebhookTemplate.Field, key: String
     ) throws(ConfigurationError) {
-        guard literal != .null else { return }
+        guard literal != .null else {
+            if field == .text { throw ConfigurationError(key: key, reason: "cannot be null: every message has a text") }
+            return
+        }
         var values: [WebhookTemplate.Field: JSONValue?] = [.text: .string("x")]
         values.updateValue(literal, forKey: field)
         let yield = WebhookTemplate.Yield(values: values, origin: "", sources: [:])

@@ -1,3 +1,4 @@
+import MicroHTTP
 import Testing
 
 @testable import OverlayService
@@ -44,15 +45,17 @@ struct OwnTemplateTests {
         #expect(messages.map { $0["duration"]?.number } == [4, nil, 2.5])
     }
 
-    /// A text that points to nothing is 422 `template_mismatch` naming the pointer; a value the
+    /// A text that points to nothing (or to blank text) is 422 `template_mismatch` naming the
+    /// template's pointer; a value the
     /// field refuses is refused as that field would be (a wrong type 400, out of range 422),
     /// naming where it came from; none changes anything.
     @Test(arguments: [
-        (#"{"builds": [{"id": 1, "title": "a"}, {"id": 2}]}"#, "template_mismatch", "builds[1].title"),
+        (#"{"builds": [{"id": 1, "title": "a"}, {"id": 2}]}"#, "template_mismatch", "/title"),
+        (#"{"builds": [{"id": 1, "title": "  "}]}"#, "template_mismatch", "/title"),
         (#"{"builds": [{"id": 1, "title": "a", "level": 9}]}"#, "invalid_field", "builds[0].level"),
-        (#"{"builds": [{"id": 1, "title": {"a": 1}}]}"#, "template_mismatch", "builds[0].title"),
+        (#"{"builds": [{"id": 1, "title": {"a": 1}}]}"#, "template_mismatch", "/title"),
         (#"{"builds": [{"id": 1, "title": "a", "seconds": true}]}"#, "bad_request", "builds[0].seconds"),
-        (#"{"builds": {"id": 1}}"#, "template_mismatch", "builds"),
+        (#"{"builds": {"id": 1}}"#, "template_mismatch", "/builds"),
     ])
     func mismatch(body: String, code: String, field: String) throws {
         let service = try Self.service()
@@ -70,7 +73,10 @@ struct OwnTemplateTests {
         #expect(messages.first?["text"]?.string == "slash")
         #expect(messages.first?["subtitle"]?.string == "dots")
         let answer = Webhook.error(Webhook.deliver(service, "one", #"{"ab": "x"}"#))
-        #expect(answer.code == "template_mismatch" && answer.field == "a/b")
+        #expect(answer.code == "template_mismatch" && answer.field == "/a~1b")
+        // The text "null" is text: only JSON null counts as absent.
+        let null = Webhook.messages(Webhook.deliver(service, "one", #"{"a/b": "t", "..": {"x": "null"}}"#))
+        #expect(null.first?["subtitle"]?.string == "null")
     }
 
     /// An unknown template is 404; `template` takes no other message parameter.
@@ -96,6 +102,7 @@ struct OwnTemplateTests {
             "webhooks.templates.a.priority.default"
         ),
         (#"{"a": {"text": "/t", "each": 3}}"#, "webhooks.templates.a.each"),
+        (#"{"a": {"text": {"value": null}}}"#, "webhooks.templates.a.text.value"),
         (#"{"a": {"text": "/t", "key": {"prefix": 1, "pointer": "/k"}}}"#, "webhooks.templates.a.key"),
         (#"{"a": {"text": {"pointer": "/t", "colour": 1}}}"#, "webhooks.templates.a.text.colour"),
         (#"{"github": {"text": "/t"}}"#, "webhooks.templates.github"),
@@ -159,5 +166,26 @@ struct WorkedExampleTests {
                 service, "builds", #"{"builds": [{"id": 813, "title": "Build 813", "result": "failed"}]}"#))
         #expect(later.first?["id"] == first.last?["id"])
         #expect(later.first?["kind"]?.string == "failed" && later.first?["icon"]?.string == "❌")
+    }
+}
+
+/// `?auth=` is taken on a write through a template and on no other write, whatever its query.
+@Suite("Webhooks: the credential in the query")
+struct TemplateCredentialTests {
+    @Test(arguments: [
+        ("POST", "/messages", 200), ("POST", "/channels/ci/messages/", 200), ("POST", "/tokens", 400),
+        ("POST", "/clock", 400), ("POST", "/overlay/dismiss", 400), ("POST", "/channels/ci/overlay/hold", 400),
+        ("PATCH", "/messages/1", 400), ("POST", "/channels/ci/messages/1", 400),
+    ])
+    func onlyTemplateWrites(method: String, path: String, status: Int) throws {
+        let service = try AccessControlTests.service()
+        let query = [
+            QueryItem(name: "template", value: "alertmanager"),
+            QueryItem(name: "auth", value: AccessControlTests.admin),
+        ]
+        let answer = service.answer(
+            RouteTests.request(method, path, query: query, body: #"{"alerts": []}"#))
+        #expect(answer.status == status, "\(String(decoding: answer.body, as: UTF8.self))")
+        if status == 400 { #expect(Webhook.error(answer).field == "auth") }
     }
 }

@@ -22,7 +22,11 @@ struct WebhookLiveTests {
         let larger = body + String(repeating: " ", count: 8 * 1024)
         let refused = try live.request("POST", "/channels/x/messages?template=github", headers: event, body: larger)
         #expect(refused.status == 413 && refused.errorCode == "payload_too_large")
-        // A query that names no template keeps the message's limit.
+        // A trailing slash is the same path, to the head check as to the router.
+        let slash = try live.request("POST", "/channels/ci/messages/?template=github", headers: event, body: body)
+        #expect(slash.status == 200)
+        // A query that names no template keeps the message's limit, and so does another path.
+        #expect(try live.request("POST", "/tokens?template=github", headers: event, body: body).status == 413)
         #expect(try live.request("POST", "/messages?kind=sent", headers: event, body: body).status == 413)
     }
 
