@@ -8,7 +8,7 @@ import json
 import os
 import re
 
-from drawing import expect_drawn, open_preview, settle
+from drawing import SCREENSHOT_PIXELS, expect_drawn, open_preview, settle
 from harness import view_script
 
 # Every overlaychange the page hears, at the document: the event bubbles out of the element and
@@ -23,17 +23,8 @@ document.addEventListener('overlaychange', (event) => changes.push({
 # from its top left corner), and the box of the element's pixels near a colour.
 PIXELS = """
 const [png, selector, points, colour] = args;
-const image = new Image();
-image.src = 'data:image/png;base64,' + png;
-await image.decode();
-const canvas = document.createElement('canvas');
-canvas.width = image.width;
-canvas.height = image.height;
-const context = canvas.getContext('2d');
-context.drawImage(image, 0, 0);
-const data = context.getImageData(0, 0, image.width, image.height).data;
+""" + SCREENSHOT_PIXELS + """
 const r = document.querySelector(selector).getBoundingClientRect();
-const pixel = (px, py) => { const i = (Math.round(py) * image.width + Math.round(px)) * 4; return [data[i], data[i + 1], data[i + 2]]; };
 let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
 if (colour) {
   for (let py = Math.ceil(r.y); py < r.y + r.height; py++) for (let px = Math.ceil(r.x); px < r.x + r.width; px++) {

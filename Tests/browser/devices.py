@@ -1,10 +1,10 @@
-"""Scenarios of the devices of today (SPEC §10) on the preview page: the island and the pill judged
+"""Scenarios of the devices of today (docs/MODEL.md §10) on the preview page: the island and the pill judged
 by pixels, the bounce interpolated locally, a finger's hold, release and swipe reaching the server,
 the measuring font served by overlayd itself, and a gallery of screenshots."""
 
 from selenium.webdriver.common.action_chains import ActionChains
 
-from drawing import expect_drawn, open_preview, settle
+from drawing import SCREENSHOT_PIXELS, expect_drawn, open_preview, settle
 from harness import view_script
 
 ISLAND = {"width": 126, "height": 37.33, "y": 11}
@@ -14,19 +14,10 @@ SCREEN_WIDTH = 393
 # of the screen: `at(x, y)` is [r, g, b] of the pixel under the screen's point (x, y).
 PIXELS = """
 const [png, pill, island, colour] = args;
-const image = new Image();
-image.src = 'data:image/png;base64,' + png;
-await image.decode();
-const canvas = document.createElement('canvas');
-canvas.width = image.width;
-canvas.height = image.height;
-const context = canvas.getContext('2d');
-context.drawImage(image, 0, 0);
-const data = context.getImageData(0, 0, image.width, image.height).data;
+""" + SCREENSHOT_PIXELS + """
 const screen = part('screen');
 const origin = screen.getBoundingClientRect();
 const scale = Number(screen.dataset.scale);
-const pixel = (px, py) => { const i = (Math.round(py) * image.width + Math.round(px)) * 4; return [data[i], data[i + 1], data[i + 2]]; };
 const at = (x, y) => pixel(origin.x + x * scale, origin.y + y * scale);
 const near = (p, c, tolerance) => p.every((v, i) => Math.abs(v - c[i]) <= tolerance);
 // The pill: every pixel of its colour around its frame; its box, in page pixels.

@@ -6,6 +6,22 @@ import tempfile
 
 from harness import READ_GEOMETRY, Overlayd, parse_matrix, rect, rotated_box, rotation_matrix, view_script
 
+# The screenshot `png` decoded in the page through a canvas (img-src allows data: URLs):
+# `pixel(px, py)` is [r, g, b] of the page's pixel (px, py). Scripts that read a screenshot's
+# pixels start with their arguments (`png` among them), then this.
+SCREENSHOT_PIXELS = """
+const image = new Image();
+image.src = 'data:image/png;base64,' + png;
+await image.decode();
+const canvas = document.createElement('canvas');
+canvas.width = image.width;
+canvas.height = image.height;
+const context = canvas.getContext('2d');
+context.drawImage(image, 0, 0);
+const data = context.getImageData(0, 0, image.width, image.height).data;
+const pixel = (px, py) => { const i = (Math.round(py) * image.width + Math.round(px)) * 4; return [data[i], data[i + 1], data[i + 2]]; };
+"""
+
 HALF_POINT = 0.5
 
 

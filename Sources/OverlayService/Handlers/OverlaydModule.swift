@@ -72,7 +72,7 @@ struct OverlaydModule: Sendable {
             json.number(profile.height)
             json.key("statusBarHeight")
             json.number(profile.statusBarHeight)
-            // What the element needs to draw the screen's top as it is (SPEC §10): the portrait
+            // What the element needs to draw the screen's top as it is (docs/MODEL.md §10): the portrait
             // safe area, and the notch or the island (whose rectangle only the drawing uses).
             json.key("safeAreaTop")
             json.number(profile.safeAreaTop ?? profile.statusBarHeight)

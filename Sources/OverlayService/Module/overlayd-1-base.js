@@ -146,7 +146,7 @@ function easeInOut(x) {
   for (let i = 0; i < 40; i++) { const mid = (low + high) / 2; if (at(mid, 0.42, 0.58) < x) low = mid; else high = mid; }
   return at((low + high) / 2, 0, 1);
 }
-// The ease-out bounce b(p) of SPEC §10 (JDStatusBarNotification's), as the server computes it.
+// The ease-out bounce b(p) of docs/MODEL.md §10 (JDStatusBarNotification's), as the server computes it.
 function easeOutBounce(p) {
   const n = 7.5625, d = 2.75;
   if (p < 1 / d) return n * p * p;

@@ -16,7 +16,7 @@ function deviceOf(ov) {
   const height = turned ? f.height : Math.max(f.y + bar, width * 1.5);
   return {name: ov.device, width, height, bar, safeTop: bar, cutout: 'none', island: null};
 }
-// The top safe area s' as the interface is turned (SPEC §10): s upright; on its side 0 beside a
+// The top safe area s' as the interface is turned (docs/MODEL.md §10): s upright; on its side 0 beside a
 // cutout (which is at a side then) and h without one.
 function safeTop(d, rotation) {
   if (Math.abs(rotation) !== 90) return d.safeTop;
@@ -123,7 +123,7 @@ class DeviceView {
   }
 
   // The cutout, fixed to the screen's top edge in portrait: the island at its rectangle, centred, or
-  // the notch. The profiles give no notch size (SPEC §10 has none): this is an iPhone X's, 209 × 30
+  // the notch. The profiles give no notch size (docs/MODEL.md §10 has none): this is an iPhone X's, 209 × 30
   // points on its 375-point screen, scaled with the screen's width.
   cutout(d) {
     const $ = this.$;
