@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import OverlayEngine
@@ -13,38 +14,28 @@ struct HeldTests {
         return (messages.count, messages.reduce(0) { $0 + $1.textBytes })
     }
 
-    /// A generator with a fixed seed: the same steps every run.
-    struct SplitMix {
-        var state: UInt64
-        mutating func next(_ bound: Int) -> Int {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Int((z ^ (z >> 31)) % UInt64(bound))
-        }
-    }
-
     static let texts = ["a", "Sending…", "é", "😀😀", "Uploading the report", "x \u{301}"]
 
     /// Two thousand events of every kind, with a history of 5 so that messages are forgotten.
     @Test(arguments: [1, 2, 3] as [UInt64])
     func followsEveryEvent(seed: UInt64) throws {
         var engine = makeEngine { $0.historySize = 5 }
-        var random = SplitMix(state: seed)
+        // A fixed seed: the same steps every run.
+        var generator = SplitMix(seed: seed)
+        func random(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &generator) }
         var time = 0.0
         for step in 0..<2000 {
-            time += Double(random.next(8)) * 0.1
+            time += Double(random(8)) * 0.1
             let now = Instant.seconds(time)
-            let text = Self.texts[random.next(Self.texts.count)]
-            let id = Int64(1 + random.next(Int(engine.nextID)))
-            switch random.next(9) {
+            let text = Self.texts[random(Self.texts.count)]
+            let id = Int64(1 + random(Int(engine.nextID)))
+            switch random(9) {
             case 0, 1:
-                _ = engine.post(.message(text, subtitle: random.next(2) == 0 ? nil : text), at: now)
+                _ = engine.post(.message(text, subtitle: random(2) == 0 ? nil : text), at: now)
             case 2:
-                _ = engine.post(.message(text, kind: .progress, progress: 0.5, key: "k\(random.next(3))"), at: now)
+                _ = engine.post(.message(text, kind: .progress, progress: 0.5, key: "k\(random(3))"), at: now)
             case 3:
-                _ = engine.post(MessageInput(text: text, delay: .seconds(Double(random.next(5)))), at: now)
+                _ = engine.post(MessageInput(text: text, delay: .seconds(Double(random(5)))), at: now)
             case 4:
                 _ = engine.update(id: id, with: MessageInput(text: text, icon: .some("★")), at: now)
             case 5: _ = engine.delete(id: id, at: now)

@@ -243,7 +243,7 @@ package struct FieldReader {
     }
 
     /// A space, tab or line break: what may stand before a JSON body.
-    private static func isBlank(_ byte: UInt8) -> Bool {
+    static func isBlank(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 }

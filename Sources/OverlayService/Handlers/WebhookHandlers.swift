@@ -26,7 +26,6 @@ struct WebhookHandlers: Sendable {
         }
         try FieldReader.refuseContentCoding(request)
         let template: WebhookTemplate?
-        var yieldsToLiveKind = false
         switch name {
         case "alertmanager": template = builtIn.alertmanager
         case "grafana": template = builtIn.grafana
@@ -36,7 +35,6 @@ struct WebhookHandlers: Sendable {
                 throw .badRequest("a GitHub delivery names its event in X-GitHub-Event", field: "X-GitHub-Event")
             }
             template = builtIn.github(event: event)
-            yieldsToLiveKind = template?.yieldsToLiveKind ?? false
         default:
             guard let own = templates[name] else {
                 throw APIError(
@@ -57,7 +55,8 @@ struct WebhookHandlers: Sendable {
         var posts: [BatchPost] = []
         var origins: [String] = []
         for yield in try template.messages(from: body) {
-            posts.append(try TemplateMessage.post(yield, priorities: priorities, yieldsToLiveKind: yieldsToLiveKind))
+            posts.append(
+                try TemplateMessage.post(yield, priorities: priorities, yieldsToLiveKind: template.yieldsToLiveKind))
             origins.append(yield.origin)
         }
         guard !posts.isEmpty else { return answer([], sequence: nil) }
@@ -104,7 +103,7 @@ struct WebhookHandlers: Sendable {
     /// The JSON of a delivery: the body, or, for a form (GitHub's form content type), its
     /// `payload` field.
     static func json(of request: HTTPRequest) -> [UInt8] {
-        let first = request.body.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        let first = request.body.first { !FieldReader.isBlank($0) }
         guard first != UInt8(ascii: "{"), first != UInt8(ascii: "["),
             let payload = request.formFields()?.first(where: { $0.name == "payload" })
         else { return request.body }
@@ -151,12 +150,11 @@ struct WebhookHandlers: Sendable {
     /// check, the access check and the route agree; `hasTemplate` is asked last.
     static func isTemplateWrite(method: String, path: String, hasTemplate: () -> Bool) -> Bool {
         guard method == "POST" else { return false }
-        var bytes = Array(path.utf8)
-        if bytes.contains(UInt8(ascii: "%")) { bytes = URLEncoded.decode(bytes) }
-        if bytes.count > 1, bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
-        let segments = bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-        guard segments.first?.isEmpty == true else { return false }
-        let parts = segments.dropFirst().map { String(decoding: $0, as: UTF8.self) }
+        // The head check is given the path as sent; the router's is decoded.
+        let decoded =
+            path.utf8.contains(UInt8(ascii: "%"))
+            ? String(decoding: URLEncoded.decode(Array(path.utf8)), as: UTF8.self) : path
+        let parts = Router.segments(of: decoded)
         let messages =
             parts == ["messages"]
             || (parts.count == 3 && parts[0] == "channels" && !parts[1].isEmpty && parts[2] == "messages")

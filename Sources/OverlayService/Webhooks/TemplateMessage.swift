@@ -18,12 +18,7 @@ enum TemplateMessage {
             let name = field.rawValue
             guard let value = mapped else {
                 switch field {
-                case .text:
-                    let pointer = yield.pointers[.text] ?? name
-                    let place = yield.origin.isEmpty ? "the body" : yield.origin
-                    throw APIError(
-                        status: 422, code: "template_mismatch",
-                        message: "the template's text (\(pointer)) points to nothing in \(place)", field: pointer)
+                case .text: throw mismatch(yield, .text, "points to nothing")
                 case .subtitle, .icon, .progress: values.append((name, .json(.null)))
                 case .kind: values.append((name, .text("info")))
                 case .key, .priority, .duration: break

@@ -111,7 +111,7 @@ struct GitHubWebhookTests {
     @Test func formBody() throws {
         let service = try RouteTests.service()
         let json = Self.run(action: "requested")
-        let body = "payload=" + json.addingFormEncoding()
+        let body = "payload=" + TrimmingAPITests.percentEncoded(json)
         let response = Self.deliver(
             service, "workflow_run", body,
             headers: [Header(name: "Content-Type", value: "application/x-www-form-urlencoded")])
@@ -157,24 +157,5 @@ struct GitHubWebhookTests {
         #expect(
             SHA256.hex(HMAC.sha256(key: Array(secret.utf8), message: Array("Hello, World!".utf8)))
                 == "757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17")
-    }
-}
-
-extension String {
-    /// The text as a form value: every byte but letters and digits percent-encoded.
-    func addingFormEncoding() -> String {
-        var encoded = ""
-        for byte in utf8 {
-            if (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) {
-                encoded.append(Character(Unicode.Scalar(byte)))
-            } else {
-                encoded += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return encoded
-    }
-
-    fileprivate func leftPadded(to width: Int) -> String {
-        String(repeating: "0", count: max(0, width - count)) + self
     }
 }
