@@ -15,6 +15,9 @@ public struct Changes: Hashable, Sendable {
     private var overflow: [Int64]? = nil
     /// Whether the version moved: something changed that a reader sees.
     public private(set) var versionMoved = false
+    /// A reader's tap in these events, which the event stream tells after the overlay's version
+    /// (`OverlayEngine.tap`); never stored apart from the message it is kept on.
+    public private(set) var tapped: MessageTap?
 
     public init() {}
 
@@ -35,6 +38,7 @@ public struct Changes: Hashable, Sendable {
         for index in 0..<other.inlineCount { record(other.inlineID(index)) }
         for id in other.overflow ?? [] { record(id) }
         versionMoved = versionMoved || other.versionMoved
+        if let tap = other.tapped { tapped = tap }
     }
 
     mutating func record(_ id: Int64) {
@@ -56,6 +60,10 @@ public struct Changes: Hashable, Sendable {
         versionMoved = true
     }
 
+    mutating func recordTap(_ tap: MessageTap) {
+        tapped = tap
+    }
+
     private func inlineID(_ index: Int) -> Int64 {
         switch index {
         case 0: inline.0
@@ -66,12 +74,13 @@ public struct Changes: Hashable, Sendable {
     }
 
     public static func == (lhs: Changes, rhs: Changes) -> Bool {
-        lhs.versionMoved == rhs.versionMoved && lhs.messages == rhs.messages
+        lhs.versionMoved == rhs.versionMoved && lhs.messages == rhs.messages && lhs.tapped == rhs.tapped
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(versionMoved)
         hasher.combine(messages)
+        hasher.combine(tapped)
     }
 }
 

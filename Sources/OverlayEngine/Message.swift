@@ -72,6 +72,32 @@ public struct Message: Hashable, Sendable {
         get { extras.expiresAt }
         set { extras.expiresAt = newValue }
     }
+    /// What a tap on the overlay opens (a URL with a scheme); nil for nothing.
+    public var click: String? {
+        get { extras.click }
+        set { extras.click = newValue }
+    }
+    /// The buttons a reader may draw beside the message, at most 3.
+    public var actions: [MessageAction] {
+        get { extras.actions }
+        set { extras.actions = newValue }
+    }
+    /// What VoiceOver reads instead of the announcement made of kind, text, subtitle and progress.
+    public var accessibilityLabel: String? {
+        get { extras.accessibilityLabel }
+        set { extras.accessibilityLabel = newValue }
+    }
+    /// The readers' last taps on it, oldest first, at most `Tap.kept`.
+    public var taps: [Tap] {
+        get { extras.taps }
+        set { extras.taps = newValue }
+    }
+    /// Whether it has none of the reader's fields (`click`, `actions`, `accessibilityLabel`,
+    /// `taps`): the answer most messages give, which the JSON writes without looking at each.
+    public var hasNoReaderFields: Bool {
+        guard let value = boxed?.value else { return true }
+        return value.click == nil && value.actions.isEmpty && value.accessibilityLabel == nil && value.taps.isEmpty
+    }
     /// The fields most messages leave empty, boxed: a message is copied several times per write.
     private var boxed: Boxed<MessageExtras>?
     private var extras: MessageExtras {
@@ -122,7 +148,10 @@ public struct Message: Hashable, Sendable {
         self.kind = kind
         self.text = input.text ?? ""
         self.boxed = Boxed.make(
-            MessageExtras(subtitle: input.subtitle ?? nil, icon: input.icon ?? nil, expires: input.expires),
+            MessageExtras(
+                subtitle: input.subtitle ?? nil, icon: input.icon ?? nil, expires: input.expires,
+                click: input.click ?? nil, actions: input.actions ?? [],
+                accessibilityLabel: input.accessibilityLabel ?? nil),
             empty: MessageExtras())
         self.requestedPriority = input.priority
         self.progress = (input.progress ?? nil) ?? (kind == .progress ? 0 : nil)
@@ -136,10 +165,13 @@ public struct Message: Hashable, Sendable {
 }
 
 extension Message {
-    /// The bytes of UTF-8 its strings hold (text, subtitle, icon, key): what the containers that
-    /// hold it add up, so that a server can bound its memory without walking its messages.
+    /// The bytes of UTF-8 its strings hold (text, subtitle, icon, key, and the reader's fields:
+    /// click, actions, accessibility label, taps): what the containers that hold it add up, so
+    /// that a server can bound its memory without walking its messages.
     public var textBytes: Int {
-        text.utf8.count + (subtitle?.utf8.count ?? 0) + (icon?.utf8.count ?? 0) + (key?.utf8.count ?? 0)
+        let common = text.utf8.count + (key?.utf8.count ?? 0)
+        guard let extras = boxed?.value else { return common }
+        return common + extras.textBytes
     }
 
     /// It becomes the shown message: from now on `expires` no longer applies.
@@ -159,4 +191,16 @@ private struct MessageExtras: Hashable, Sendable {
     var expires: Interval?
     var joinedAt: Instant?
     var expiresAt: Instant?
+    var click: String?
+    var actions: [MessageAction] = []
+    var accessibilityLabel: String?
+    var taps: [Tap] = []
+
+    var textBytes: Int {
+        var bytes = (subtitle?.utf8.count ?? 0) + (icon?.utf8.count ?? 0) + (click?.utf8.count ?? 0)
+        bytes += accessibilityLabel?.utf8.count ?? 0
+        for action in actions { bytes += action.textBytes }
+        for tap in taps { bytes += tap.textBytes }
+        return bytes
+    }
 }

@@ -28,6 +28,21 @@ public struct MessageInput: Hashable, Sendable {
         get { extras.expires }
         set { extras.expires = newValue }
     }
+    /// What a tap on the overlay opens; `.some(nil)` is an explicit `null`: removed.
+    public var click: String?? {
+        get { extras.click }
+        set { extras.click = newValue }
+    }
+    /// The message's buttons, all of them; an empty list (or `null`) removes them.
+    public var actions: [MessageAction]? {
+        get { extras.actions }
+        set { extras.actions = newValue }
+    }
+    /// What VoiceOver reads instead of the announcement; `.some(nil)` removes it.
+    public var accessibilityLabel: String?? {
+        get { extras.accessibilityLabel }
+        set { extras.accessibilityLabel = newValue }
+    }
     /// Boxed, as a message's rare fields are: most inputs set none, and an input is copied on its way in.
     private var boxed: Boxed<InputExtras>?
     private var extras: InputExtras {
@@ -80,6 +95,9 @@ private struct InputExtras: Hashable, Sendable {
     var delay: Interval?
     var at: ScheduleTime?
     var expires: Interval?
+    var click: String??
+    var actions: [MessageAction]?
+    var accessibilityLabel: String??
 }
 
 /// An `at` as a sender gives it: a number, or a time of day on the calendar (RFC 3339). What a

@@ -56,7 +56,11 @@ public enum MessageRules {
         if input.delay != nil && input.at != nil {
             return .failure(.invalidField(field: "at", reason: "cannot be given with delay"))
         }
-        return .success(input)
+        // Most inputs set none of the reader's fields: nothing to look at then.
+        guard input.click != nil || input.actions != nil || input.accessibilityLabel != nil else {
+            return .success(input)
+        }
+        return validatedReaderFields(input)
     }
 
     /// The text (or subtitle) trimmed of surrounding white space, if 1–256 characters remain

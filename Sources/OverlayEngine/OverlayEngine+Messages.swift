@@ -128,6 +128,9 @@ extension OverlayEngine {
         if let text = valid.text { changed.text = text }
         if let subtitle = valid.subtitle { changed.subtitle = subtitle }
         if let icon = valid.icon { changed.icon = icon }
+        if let click = valid.click { changed.click = click }
+        if let actions = valid.actions { changed.actions = actions }
+        if let label = valid.accessibilityLabel { changed.accessibilityLabel = label }
         if let progress = valid.progress { changed.progress = progress }
         if let duration = valid.duration { changed.duration = duration }
         if let expires = valid.expires { changed.expires = expires }

@@ -16,7 +16,8 @@ struct HeldTests {
 
     static let texts = ["a", "Sending…", "é", "😀😀", "Uploading the report", "x \u{301}"]
 
-    /// Two thousand events of every kind, with a history of 5 so that messages are forgotten.
+    /// Two thousand events of every kind (taps among them, which a message keeps and takes with it
+    /// into the queue or the history), with a history of 5 so that messages are forgotten.
     @Test(arguments: [1, 2, 3] as [UInt64])
     func followsEveryEvent(seed: UInt64) throws {
         var engine = makeEngine { $0.historySize = 5 }
@@ -29,9 +30,18 @@ struct HeldTests {
             let now = Instant.seconds(time)
             let text = Self.texts[random(Self.texts.count)]
             let id = Int64(1 + random(Int(engine.nextID)))
-            switch random(9) {
+            switch random(10) {
             case 0, 1:
-                _ = engine.post(.message(text, subtitle: random(2) == 0 ? nil : text), at: now)
+                var input = MessageInput.message(text, subtitle: random(2) == 0 ? nil : text)
+                // The reader's fields count too (MODEL §14): a click, actions, a label.
+                if random(3) == 0 {
+                    input.click = .some("https://example.com/\(text.count)")
+                    input.actions = [
+                        MessageAction(id: "a", label: text), MessageAction(id: "b", label: "B", url: "x:y"),
+                    ]
+                    input.accessibilityLabel = .some(text)
+                }
+                _ = engine.post(input, at: now)
             case 2:
                 _ = engine.post(.message(text, kind: .progress, progress: 0.5, key: "k\(random(3))"), at: now)
             case 3:
@@ -41,6 +51,7 @@ struct HeldTests {
             case 5: _ = engine.delete(id: id, at: now)
             case 6: _ = engine.dismiss(at: now)
             case 7: _ = engine.post(.message(text, immediate: true), at: now)
+            case 8: _ = engine.tap(action: ["a", "b", nil][random(3)], at: now)
             default: engine.advance(to: now)
             }
             let held = engine.held
