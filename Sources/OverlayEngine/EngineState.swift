@@ -37,6 +37,9 @@ public struct EngineState: Hashable, Sendable {
     /// nil for the manual clock, or a channel stored before there were scheduled messages. A
     /// restart moves stored times by the difference of the two runs' epochs.
     public var wallClockEpoch: Int64?
+    /// The version at which the announcement last changed (MODEL §14); nil for a channel stored
+    /// before there were announcements.
+    public var announcementVersion: UInt64?
 
     public init(
         version: UInt64 = 0, nextID: Int64 = 1, now: Instant = .zero, device: String = "",
@@ -44,7 +47,7 @@ public struct EngineState: Hashable, Sendable {
         phase: Phase = .hidden,
         transition: Transition? = nil, currentID: Int64? = nil, headOrder: Int64 = 0, tailOrder: Int64 = 0,
         statusBar: StatusBar.Record? = nil, statusBarTransient: StatusBar.Transient = .atRest, leaving: Message? = nil,
-        heldSince: Instant? = nil, wallClockEpoch: Int64? = nil
+        heldSince: Instant? = nil, wallClockEpoch: Int64? = nil, announcementVersion: UInt64? = nil
     ) {
         self.version = version
         self.nextID = nextID
@@ -63,5 +66,6 @@ public struct EngineState: Hashable, Sendable {
         self.leaving = leaving
         self.heldSince = heldSince
         self.wallClockEpoch = wallClockEpoch
+        self.announcementVersion = announcementVersion
     }
 }

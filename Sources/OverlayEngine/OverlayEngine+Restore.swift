@@ -8,7 +8,8 @@ extension OverlayEngine {
             rotationTarget: rotationTarget, phase: phase, transition: transition, currentID: current?.id,
             headOrder: headOrder, tailOrder: tailOrder, statusBar: statusBar.record,
             statusBarTransient: statusBar.transient, leaving: leaving,
-            heldSince: heldSince, wallClockEpoch: configuration.wallClockEpoch)
+            heldSince: heldSince, wallClockEpoch: configuration.wallClockEpoch, announcementVersion: announcementVersion
+        )
     }
 
     /// An engine restored from a store after a restart: the message that was shown goes back to
@@ -29,6 +30,9 @@ extension OverlayEngine {
         devices: [String: DeviceProfile], now: Instant = .zero
     ) -> Applied<OverlayEngine> {
         var engine = OverlayEngine(configuration: configuration, now: now, version: state.version, nextID: state.nextID)
+        // Nothing was drawn and, unless the queue shows again, nothing is: the announcement has
+        // been null since the version stored. Anything drawn now is announced at this run's version.
+        if state.phase == .hidden, let announced = state.announcementVersion { engine.announcementVersion = announced }
         let changes = engine.applying { engine in
             if let device = devices[state.device] { engine.device = device }
             if let presentation = state.presentation { engine.presentation = presentation }
@@ -155,6 +159,8 @@ extension OverlayEngine {
         for message in engine.liveMessages {
             if let key = message.key { engine.liveKeys[key] = message.id }
         }
+        engine.announcementVersion = state.announcementVersion ?? state.version
+        engine.noteAnnouncementRestored()
         engine.recorded = Changes()
         return engine
     }
@@ -164,5 +170,12 @@ extension OverlayEngine {
     public mutating func continueAfter(version: UInt64, nextID: Int64) {
         self.version = max(self.version, version) + 1
         self.nextID = max(self.nextID, nextID)
+    }
+
+    /// After `continueAfter`, the announcement of an engine rolled back from `undone`: a reader
+    /// may have heard `undone`'s, so the same announcement keeps its version (it is not spoken
+    /// twice) and another one takes the new version (a version never names two announcements).
+    public mutating func continueAnnouncement(after undone: OverlayEngine) {
+        announcementVersion = announced == undone.announced ? undone.announcementVersion : version
     }
 }

@@ -67,6 +67,10 @@ public struct OverlayEngine: Hashable, Sendable {
     /// the head takes `headOrder - 1`, so the queue's order survives being stored row by row.
     var headOrder: Int64 = 0
     var tailOrder: Int64 = 0
+    /// The version at which `OverlaySnapshot.announcement` last changed (MODEL §14), so that a
+    /// reader speaks once per change; `announced` is what it was made of then.
+    public internal(set) var announcementVersion: UInt64
+    var announced: Announced?
 
     public init(configuration: EngineConfiguration, now: Instant = .zero, version: UInt64 = 0, nextID: Int64 = 1) {
         self.configuration = configuration
@@ -76,6 +80,7 @@ public struct OverlayEngine: Hashable, Sendable {
         self.presentation = configuration.presentation
         self.orientation = configuration.orientation
         self.nextID = nextID
+        self.announcementVersion = version
         self.statusBar = StatusBar(configuration: configuration.statusBar, curve: configuration.curve, now: now)
     }
 
@@ -162,6 +167,7 @@ public struct OverlayEngine: Hashable, Sendable {
     mutating func applying<Value>(_ event: (inout OverlayEngine) -> Value) -> Applied<Value> {
         let versionBefore = version
         let value = event(&self)
+        noteAnnouncement()
         expiries.prune(queue)
         var changes = Changes()
         swap(&changes, &recorded)
@@ -172,6 +178,8 @@ public struct OverlayEngine: Hashable, Sendable {
     mutating func reach(_ time: Instant) {
         let target = max(time, now)
         expiries.prune(queue)
+        // What the event so far changed is its own version's, not the next deadline's.
+        noteAnnouncement()
         while let deadline = pendingDeadline, deadline.time <= target {
             // A deadline an event set in the past (an `expires` already over) is reached now:
             // time never goes back.
@@ -186,6 +194,7 @@ public struct OverlayEngine: Hashable, Sendable {
             case .scheduledTimeComes: scheduledTimeCame(at: time)
             }
             version += 1
+            noteAnnouncement()
             expiries.prune(queue)
         }
         now = target

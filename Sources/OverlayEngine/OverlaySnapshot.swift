@@ -77,6 +77,8 @@ public struct OverlaySnapshot: Hashable, Sendable {
     /// The drawn message's layout at rest (contentOffset 0): each frame above is it moved by
     /// contentOffset, which is how a version's template fills them in.
     public var restingLayout: PresentationLayout?
+    /// The version at which `announcement` last changed (MODEL §14).
+    public var announcementVersion: UInt64 = 0
 
     public var rotation: Int { orientation.rotation }
 }
@@ -176,7 +178,8 @@ extension OverlayEngine {
             statusBar: statusBarSnapshot(at: time),
             held: statusBar.holdsOverlay,
             heldSince: heldSince,
-            restingLayout: resting
+            restingLayout: resting,
+            announcementVersion: announcementVersion
         )
     }
 
