@@ -73,6 +73,7 @@ enum Schema {
             Column("transition_bounces", \.transitionBounces),
             Column("held_since_ns", \.state.heldSince),
             Column("wall_clock_epoch_ns", \.state.wallClockEpoch),
+            Column("announcement_version", \.state.announcementVersion),
         ])
 
     static let controllers = Table<ControllerRow>(
@@ -127,6 +128,10 @@ enum Schema {
         message("priority", { $0.priority }, { $0.priority = $1 }),
         message("requested_priority", { $0.requestedPriority }, { $0.requestedPriority = $1 }),
         message("has_been_shown", { $0.hasBeenShown }, { $0.hasBeenShown = $1 }),
+        message("click", { $0.click }, { $0.click = $1 }),
+        message("actions", { $0.actions }, { $0.actions = $1 }),
+        message("accessibility_label", { $0.accessibilityLabel }, { $0.accessibilityLabel = $1 }),
+        message("taps", { $0.taps }, { $0.taps = $1 }),
     ]
 
     static let messages = Table<MessageRow>(
@@ -319,6 +324,25 @@ enum Schema {
               last_used_at INTEGER,
               revoked_at INTEGER
             ) WITHOUT ROWID;
+            """
+        ),
+        (
+            // The reader's side (docs/MODEL.md §14): what a tap on a message opens, its actions
+            // and its last taps (JSON arrays, null when empty; a tap's time in nanoseconds), the
+            // label VoiceOver reads instead of its words, in both tables that hold messages; and
+            // the version at which the channel's announcement last changed (null in a row from
+            // before: a restart takes its own version).
+            8,
+            """
+            ALTER TABLE channels ADD COLUMN announcement_version INTEGER;
+            ALTER TABLE messages ADD COLUMN click TEXT;
+            ALTER TABLE messages ADD COLUMN actions TEXT;
+            ALTER TABLE messages ADD COLUMN accessibility_label TEXT;
+            ALTER TABLE messages ADD COLUMN taps TEXT;
+            ALTER TABLE leaving_messages ADD COLUMN click TEXT;
+            ALTER TABLE leaving_messages ADD COLUMN actions TEXT;
+            ALTER TABLE leaving_messages ADD COLUMN accessibility_label TEXT;
+            ALTER TABLE leaving_messages ADD COLUMN taps TEXT;
             """
         ),
     ]

@@ -17,8 +17,10 @@ struct StorageFailureTests {
     @Test func failedCommitsAreNotAnsweredAsStored() throws {
         let directory = try TemporaryDirectory()
         let configuration = try burstConfiguration()
-        // SIGXFSZ ignored, so that a write past the limit fails with EFBIG instead of killing.
-        let script = #"trap "" XFSZ; ulimit -f 200; exec "$0" "$@""#
+        // SIGXFSZ ignored, so that a write past the limit fails with EFBIG instead of killing. The
+        // limit (in 512-byte blocks) leaves room for the write-ahead log of the schema's
+        // migrations (about 100 KB at the first start) and a few messages.
+        let script = #"trap "" XFSZ; ulimit -f 300; exec "$0" "$@""#
         let child = try ChildProcess.overlayd(
             [
                 "-c", script, try OverlaydExecutable.path(), "--port", "0", "--clock", "manual", "--data-dir",

@@ -227,11 +227,22 @@ struct StoreSchemaTests {
             MessageInput(kind: .failed, text: "ended", duration: .seconds(7), priority: .low),
             MessageInput(kind: .info, text: "later", delay: .seconds(90), expires: .seconds(30), priority: .max),
         ]
-        for (offset, input) in inputs.enumerated() {
+        for (offset, var input) in inputs.enumerated() {
+            if offset == 1 {
+                // The reader's side (docs/MODEL.md §14), with text a JSON column must escape.
+                input.click = .some("myapp://open?q=\"x\"")
+                input.actions = [
+                    MessageAction(id: "open", label: "Open \"it\" \\ now\u{1}\n😀", url: "https://example.com/a"),
+                    MessageAction(id: "later", label: "Later"),
+                ]
+                input.accessibilityLabel = .some("Downloading, a quarter done")
+            }
             changes.merge(engine.post(input, at: .seconds(1 + Double(offset))).changes)
         }
+        changes.merge(engine.tap(action: nil, at: .seconds(4)).changes)
         // 1 is cancelled while shown (shown at 1, displayed from 1.25), and 2 replaces it at 4.
         changes.merge(engine.delete(id: 1, at: .seconds(4)).changes)
+        changes.merge(engine.tap(action: "later", at: .seconds(4.5)).changes)
         changes.merge(engine.changeOrientation(to: .landscapeLeft, at: .seconds(5)).changes)
         let record = ChannelRecord(name: "ops", engine: engine, changes: changes)
         #expect(Set(record.messages.map(\.id)) == [1, 2, 3, 4])
@@ -269,7 +280,9 @@ struct StoreSchemaTests {
                 "expiresAfter=\(String(describing: message.expires))",
                 "expiresAt=\(String(describing: message.expiresAt))", "priority=\(message.priority)",
                 "requestedPriority=\(String(describing: message.requestedPriority))",
-                "hasBeenShown=\(message.hasBeenShown)",
+                "hasBeenShown=\(message.hasBeenShown)", "click=\(String(describing: message.click))",
+                "actions=\(message.actions)", "accessibilityLabel=\(String(describing: message.accessibilityLabel))",
+                "taps=\(message.taps)",
             ]
         }
         let live = engine.liveMessages + Array(engine.scheduledMessages)
@@ -289,5 +302,45 @@ struct StoreSchemaTests {
         let later = try #require(loaded.live.first { $0.id == 4 })
         #expect(later.state == .scheduled && later.scheduledFor == .seconds(94) && later.joinedAt == nil)
         #expect(later.expires == .seconds(30) && later.priority == .max && later.requestedPriority == .max)
+        // The reader's side: 2 keeps its click, actions, label and tap; 1 its tap, in the history.
+        #expect(shown.actions.count == 2 && shown.actions[0].label == "Open \"it\" \\ now\u{1}\n😀")
+        #expect(shown.click == "myapp://open?q=\"x\"" && shown.accessibilityLabel == "Downloading, a quarter done")
+        #expect(shown.taps == [Tap(at: .seconds(4.5), action: "later")])
+        #expect(loaded.history.first?.taps == [Tap(at: .seconds(4))])
+        #expect(loaded.state.announcementVersion == engine.announcementVersion)
+    }
+
+    /// A list column holds JSON an operator can read; a column that does not hold a list of the
+    /// element's shape fails by name instead of reading as something else.
+    @Test func listColumnsRoundTripAndRefuseWhatTheyCannotRead() throws {
+        let actions = [
+            MessageAction(id: "a", label: "\u{0}\u{1F}\"\\/é😀\u{2028}", url: "x:y"), MessageAction(id: "b", label: "B"),
+        ]
+        guard case .text(let text) = actions.sqlValue else {
+            Issue.record("not text: \(actions.sqlValue)")
+            return
+        }
+        #expect(text.hasPrefix(#"[{"id":"a","label":"\u0000\u001f\"\\/é😀"#))
+        #expect([MessageAction](sqlValue: actions.sqlValue) == actions)
+        #expect([MessageAction](sqlValue: .null) == [])
+        #expect([MessageAction]().sqlValue == .null)
+        let taps = [Tap(at: .seconds(1.5), action: "a"), Tap(at: .seconds(-2))]
+        #expect([Tap](sqlValue: taps.sqlValue) == taps)
+        #expect(taps.sqlValue == .text(#"[{"at_ns":1500000000,"action":"a"},{"at_ns":-2000000000,"action":null}]"#))
+        // Written by hand, with blanks, escapes and a surrogate pair.
+        #expect(
+            [MessageAction](sqlValue: .text(#" [ { "label" : "\ud83d\ude00\t" , "id" : "x" } ] "#))
+                == [MessageAction(id: "x", label: "😀\t")])
+        for damaged in [
+            "", "[", "[{}]", #"[{"id":"a"}]"#, #"[{"id":1,"label":"b"}]"#, #"{"id":"a","label":"b"}"#,
+            #"[{"id":"a","label":"b","id":"c"}]"#, #"[{"id":"a","label":"b"}] x"#, #"[{"id":"a","label":"\ud800"}]"#,
+            #"[{"id":"a","label":"b\q"}]"#, "[{\"id\":\"a\",\"label\":\"b\u{1}\"}]",
+            #"[{"id":"a","label":"b","url":5}]"#,
+        ] {
+            #expect([MessageAction](sqlValue: .text(damaged)) == nil, "\(damaged)")
+        }
+        #expect([Tap](sqlValue: .text(#"[{"at_ns":"1"}]"#)) == nil)
+        #expect([Tap](sqlValue: .text(#"[{"at_ns":99999999999999999999}]"#)) == nil)
+        #expect([Tap](sqlValue: .integer(1)) == nil)
     }
 }
