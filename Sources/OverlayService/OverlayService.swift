@@ -118,7 +118,7 @@ public final class OverlayService: Sendable {
             githubSecret: configuration.githubSecret.map { Array($0.utf8) }, priorities: engine.priorities)
         overlays = OverlayHandlers(channels: channels, encoder: encoder)
         settings = SettingHandlers(channels: channels, encoder: encoder, devices: configuration.devices)
-        touches = TouchHandlers(channels: channels, encoder: encoder)
+        touches = TouchHandlers(channels: channels, encoder: encoder, memory: memory)
         statusBars = StatusBarHandlers(channels: channels, encoder: encoder, configuration: engine.statusBar)
         clocks = ClockHandlers(clock: clock, channels: channels, engine: engine)
         channelList = ChannelHandlers(channels: channels)

@@ -27,7 +27,7 @@ struct ChannelStateMachineTests {
     static func did(_ transition: Machine.Transition) -> [Did] {
         transition.actions.map { action in
             switch action {
-            case .notify(let overlay, let waiters, let streams):
+            case .notify(let overlay, let waiters, let streams, _):
                 .notify(version: overlay.version, waiters: waiters.map(\.reader.description), streams: streams)
             case .expire(let version, let waiters):
                 .expire(version: version, waiters: waiters.map(\.reader.description))

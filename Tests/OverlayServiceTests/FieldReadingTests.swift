@@ -119,7 +119,7 @@ struct FieldReadingTests {
         #expect(
             MessageFields.post.names == [
                 "kind", "text", "progress", "duration", "immediate", "key", "subtitle", "icon", "delay", "at",
-                "expires", "priority",
+                "expires", "priority", "click", "actions", "accessibilityLabel",
             ])
     }
 }

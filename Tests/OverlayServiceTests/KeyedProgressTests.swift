@@ -12,7 +12,7 @@ struct KeyedProgressTests {
 
     static func message(_ progress: String) -> String {
         #"{"id":1,"kind":"progress","text":"Downloading","subtitle":null,"icon":null,"progress":\#(progress),"#
-            + #""state":"showing","duration":null,"immediate":false,"key":"dl-7","priority":3,"scheduledFor":null,"#
+            + #""state":"showing","click":null,"actions":[],"accessibilityLabel":null,"taps":[],"duration":null,"immediate":false,"key":"dl-7","priority":3,"scheduledFor":null,"#
             + #""expires":null,"expiresAt":null,"postedAt":0,"shownAt":0,"displayStartedAt":null,"endsAt":null,"#
             + #""endedAt":null}"#
     }

@@ -7,8 +7,9 @@ import Testing
 @Suite("Messages API")
 struct MessagesAPITests {
     static let messageKeys = [
-        "id", "kind", "text", "subtitle", "icon", "progress", "state", "duration", "immediate", "key", "priority",
-        "scheduledFor", "expires", "expiresAt", "postedAt", "shownAt", "displayStartedAt", "endsAt", "endedAt",
+        "id", "kind", "text", "subtitle", "icon", "progress", "state", "click", "actions", "accessibilityLabel", "taps",
+        "duration", "immediate", "key", "priority", "scheduledFor", "expires", "expiresAt", "postedAt", "shownAt",
+        "displayStartedAt", "endsAt", "endedAt",
     ]
 
     /// A JSON POST answers 202 with the message as stored (text trimmed), `Location`, and JSON.

@@ -30,7 +30,8 @@ struct OpenAPITests {
     /// `/channels/{name}`.
     static let channelPaths = [
         "/messages", "/messages/{id}", "/overlay", "/overlay/hold", "/overlay/release", "/overlay/dismiss",
-        "/orientation", "/device", "/presentation", "/statusbar", "/statusbar/controllers", "/events", "/preview",
+        "/overlay/tap", "/orientation", "/device", "/presentation", "/statusbar", "/statusbar/controllers", "/events",
+        "/preview",
     ]
 
     /// A request that should succeed, per documented operation: the path with its parameters
@@ -178,7 +179,9 @@ struct OpenAPITests {
             if operation.path.hasSuffix("{id}") { nextID += 1 }
             // A finger holds or swipes a shown message: one is shown at once for it, once the status
             // bar the PUT /statusbar before hid is shown again and every animation has ended.
-            if operation.method == "POST" && (path.hasSuffix("/hold") || path.hasSuffix("/dismiss")) {
+            if operation.method == "POST"
+                && (path.hasSuffix("/hold") || path.hasSuffix("/dismiss") || path.hasSuffix("/tap"))
+            {
                 #expect(try live.request("PUT", "/statusbar?hidden=false&animation=none").status == 200)
                 try live.advance(1)
                 #expect(try live.post("/messages", json: #"{"text": "touched", "immediate": true}"#).status == 202)
@@ -291,6 +294,24 @@ struct OpenAPITests {
         expectKeys(pill["accessory"], nested + ["accessory"])
         expectKeys(pill["pill"], nested + ["pill"])
         expectKeys(pill["touch"], nested + ["touch"])
+
+        // The reader's side: a click, actions and a tap on one.
+        let actions =
+            #"[{"id": "open", "label": "Open", "url": "https://example.com/a"}, {"id": "later", "label": "Later"}]"#
+        let patched = try live.request(
+            "PATCH", "/messages/1", headers: [("Content-Type", "application/json")],
+            body: #"{"click": "https://example.com", "actions": \#(actions), "accessibilityLabel": "Half way"}"#)
+        #expect(patched.status == 200, "\(patched.text)")
+        let tapped = try live.request("POST", "/overlay/tap", body: "open")
+        #expect(tapped.status == 200, "\(tapped.text)")
+        expectKeys(tapped.json, ["Message"])
+        expectKeys(tapped.json["actions"]?[0], ["Action"])
+        expectKeys(tapped.json["actions"]?[1], ["Action"])
+        expectKeys(tapped.json["taps"]?[0], ["Tap"])
+        let reading = try live.overlay()
+        expectKeys(reading, ["Overlay"])
+        expectKeys(reading["message"], nested + ["message"])
+        expectKeys(reading["message"]?["taps"]?[0], ["Tap"])
         expectKeys(try live.request("POST", "/overlay/dismiss").json, ["Message"])
 
         // The status bar hiding (its animation), then its state with a hierarchy.

@@ -4,7 +4,9 @@ import Testing
 
 /// The `GET /overlay` example of MODEL §5, reproduced through HTTP with the manual clock, with the
 /// members the status bar adds (§8, docs/STATUSBAR.md: the bar at rest, not holding), those of
-/// the presentations and the count of scheduled messages (docs/MODEL.md).
+/// the presentations, the count of scheduled messages and the reader's side (the message's click,
+/// actions and taps, the announcement made when "Sending…" was posted, version 5; §14)
+/// (docs/MODEL.md).
 @Suite("MODEL §5 example")
 struct SpecExampleTests {
     /// The example body exactly as the spec prints it.
@@ -34,7 +36,9 @@ struct SpecExampleTests {
           "frame": {"x": 0, "y": 0, "width": 768, "height": 20},
           "contentOffset": -10, "alpha": 1,
           "message": {"id": 3, "kind": "sending", "text": "Sending…", "subtitle": null, "icon": null,
-            "progress": null, "state": "showing"},
+            "progress": null, "state": "showing", "click": null, "actions": [], "accessibilityLabel": null,
+            "taps": []},
+          "announcement": "Sending: Sending…", "announcementVersion": 5,
           "label": {"text": "Sending…", "frame": {"x": 30, "y": -10, "width": 708, "height": 20},
             "textWidth": \(textWidth), "truncated": false},
           "subtitle": null,

@@ -289,7 +289,7 @@ final class Channel: Sendable {
         pending.reverse()
         while let action = pending.popLast() {
             switch consume action {
-            case .notify(let overlay, var waiters, let streams):
+            case .notify(let overlay, var waiters, let streams, let tap):
                 publisher?.offer(channel: name, version: overlay.version, payload: overlay)
                 if !waiters.isEmpty {
                     // Built once in libmicrohttpd for every waiter: thousands of long-polls cost
@@ -299,9 +299,12 @@ final class Channel: Sendable {
                     waiters.answerAll(response)
                 }
                 if !streams.isEmpty {
+                    // A tap goes in the same delivery as its version's overlay, right after it:
+                    // one piece, so that no stream gets one without the other, or them apart.
+                    var event = encoder.event(overlay)
+                    if let tap { event += encoder.tapEvent(tap) }
                     SubscriberList.deliver(
-                        encoder.event(overlay), version: overlay.version, to: streams,
-                        limit: encoder.streamBufferBytes)
+                        event, version: overlay.version, to: streams, limit: encoder.streamBufferBytes)
                 }
             case .expire(let version, var waiters):
                 var response = encoder.notModified(version: version)

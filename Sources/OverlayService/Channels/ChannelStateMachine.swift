@@ -28,8 +28,9 @@ struct ChannelStateMachine<Reader: ParkedReader, Stream> {
 
     /// What the driver does once the lock is released.
     enum Action {
-        /// A new version: offered to the publisher, sent to every waiter and stream listed.
-        case notify(OverlaySnapshot, waiters: [Waiter], streams: [Stream])
+        /// A new version: offered to the publisher, sent to every waiter and stream listed (the
+        /// streams also hear of a reader's tap that came with it).
+        case notify(OverlaySnapshot, waiters: [Waiter], streams: [Stream], tap: MessageTap?)
         /// Waiters whose time is up: 304 with `version`, which they already have.
         case expire(version: UInt64, waiters: [Waiter])
         /// The engine's next deadline for the scheduler (nil: none), in engine time.
@@ -214,6 +215,7 @@ struct ChannelStateMachine<Reader: ParkedReader, Stream> {
                     devices: setting.devices)
             } ?? OverlayEngine(configuration: configuration, now: now, version: before.version)
         restored.continueAfter(version: before.version, nextID: engine.nextID)
+        restored.continueAnnouncement(after: engine)
         engine = restored
         recount()
         lastSequence = nil
@@ -315,7 +317,8 @@ extension ChannelStateMachine {
                 waitersChanged = true
                 waitersLeft = true
             }
-            transition.actions.append(.notify(engine.overlay(at: now), waiters: answered, streams: streams.all))
+            transition.actions.append(
+                .notify(engine.overlay(at: now), waiters: answered, streams: streams.all, tap: changes.tapped))
         }
         // Waiters are only scanned once the earliest of them is due, not on every event.
         if let earliest = waitersTimer, earliest <= monotonicNow {

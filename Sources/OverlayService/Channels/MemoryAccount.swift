@@ -47,7 +47,16 @@ enum MessageMemory {
     /// The most a write of `input` can add: a new message of its texts, or a message that takes
     /// them (a keyed update or a PATCH adds at most the texts' bytes).
     static func estimate(_ input: MessageInput) -> Int {
-        base + (input.text?.utf8.count ?? 0) + ((input.subtitle ?? nil)?.utf8.count ?? 0)
+        var bytes =
+            base + (input.text?.utf8.count ?? 0) + ((input.subtitle ?? nil)?.utf8.count ?? 0)
             + (input.key?.utf8.count ?? 0) + ((input.icon ?? nil)?.utf8.count ?? 0)
+        bytes += ((input.click ?? nil)?.utf8.count ?? 0) + ((input.accessibilityLabel ?? nil)?.utf8.count ?? 0)
+        for action in input.actions ?? [] {
+            bytes += action.id.utf8.count + action.label.utf8.count + (action.url?.utf8.count ?? 0)
+        }
+        return bytes
     }
+
+    /// The most a tap adds to the message it is kept on (`Tap`): its time and an action's id.
+    static let tap = 8 + MessageRules.maximumActionIDLength
 }

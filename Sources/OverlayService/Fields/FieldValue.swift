@@ -157,15 +157,20 @@ package struct FieldProblem: Error, Equatable {
 
     package var kind: Kind
     package var reason: String
+    /// Where inside the field's value the problem is (`[1].label` of `actions`); empty for the
+    /// value as a whole.
+    package var place: String
 
-    package init(_ kind: Kind, _ reason: String) {
+    package init(_ kind: Kind, _ reason: String, at place: String = "") {
         self.kind = kind
         self.reason = reason
+        self.place = place
     }
 
-    /// The refusal of a request's field `name`.
+    /// The refusal of a request's field `name` (or of the place in it the problem is at).
     package func apiError(field name: String) -> APIError {
-        switch kind {
+        let name = name + place
+        return switch kind {
         case .malformed: .badRequest("\(name) \(reason)", field: name)
         case .invalid: .invalidField(name, reason)
         }

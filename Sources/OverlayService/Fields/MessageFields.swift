@@ -27,6 +27,11 @@ package enum MessageFields {
     package static let at = Field.time("at")
     package static let expires = Field.wait("expires")
     package static let priority = Field.priority("priority")
+    /// Null removes it (PATCH); the engine checks it is a URL a reader may open.
+    package static let click = Field.string("click").nullable
+    package static let actions = Field.actions("actions")
+    /// Null removes it (PATCH); the engine trims it and checks its length, as the text's.
+    package static let accessibilityLabel = Field.string("accessibilityLabel").nullable
 
     package static let post = FieldSet<MessageInput>(
         text: "text",
@@ -38,6 +43,8 @@ package enum MessageFields {
             FieldRule(subtitle) { $0.subtitle = $1 }, FieldRule(icon) { $0.icon = $1 },
             FieldRule(delay) { $0.delay = $1 }, FieldRule(at) { $0.at = $1 },
             FieldRule(expires) { $0.expires = $1 }, FieldRule(priority) { $0.priority = $1 },
+            FieldRule(click) { $0.click = $1 }, FieldRule(actions) { $0.actions = $1 },
+            FieldRule(accessibilityLabel) { $0.accessibilityLabel = $1 },
         ])
 
     package static let patch = FieldSet<MessageInput>(
@@ -50,6 +57,8 @@ package enum MessageFields {
             FieldRule(subtitle) { $0.subtitle = $1 }, FieldRule(icon) { $0.icon = $1 },
             FieldRule(delay) { $0.delay = $1 }, FieldRule(at) { $0.at = $1 },
             FieldRule(expires) { $0.expires = $1 }, FieldRule(priority) { $0.priority = $1 },
+            FieldRule(click) { $0.click = $1 }, FieldRule(actions) { $0.actions = $1 },
+            FieldRule(accessibilityLabel) { $0.accessibilityLabel = $1 },
         ])
 
     /// The rules between fields: a time to join the queue is a `delay` or an `at`, never both.

@@ -38,6 +38,7 @@ extension JSONWriter {
         } else {
             null()
         }
+        announcement(of: overlay)
         key("label")
         line(overlay.label, restingY: overlay.restingLayout?.label.y, template: template)
         key("subtitle")
@@ -212,6 +213,7 @@ extension JSONWriter {
         optionalNumber(message.progress)
         key("state")
         string(message.state.rawValue)
+        readerFields(of: message)
     }
 
     /// With `restingY`, the y is a template's slot: the resting y plus contentOffset.

@@ -37,6 +37,9 @@ extension OverlayService {
         Route("POST", "/overlay/dismiss", .channel, .write) { service, _, parameters throws(APIError) in
             try service.touches.dismiss(parameters)
         },
+        Route("POST", "/overlay/tap", .channel, .write) { service, request, parameters throws(APIError) in
+            try service.touches.tap(request, parameters)
+        },
         Route("PUT", "/orientation", .channel, .write) { service, request, parameters throws(APIError) in
             try service.settings.put(.orientation, request, parameters)
         },

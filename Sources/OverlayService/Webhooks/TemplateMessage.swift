@@ -7,7 +7,7 @@ enum TemplateMessage {
     static let maxCharacters = MessageRules.maximumTextLength
 
     /// The POST of `yield`. Every field the template maps is set: one that maps to nothing is
-    /// removed (subtitle, icon, progress), back to its default (kind `info`, priority the kind's),
+    /// removed (subtitle, icon, progress, click), back to its default (kind `info`, priority the kind's),
     /// or, for `text`, a 422 `template_mismatch` naming where it was looked for.
     static func post(
         _ yield: WebhookTemplate.Yield, priorities: KindTable<Priority>, yieldsToLiveKind: Bool
@@ -19,14 +19,14 @@ enum TemplateMessage {
             guard let value = mapped else {
                 switch field {
                 case .text: throw mismatch(yield, .text, "points to nothing")
-                case .subtitle, .icon, .progress: values.append((name, .json(.null)))
+                case .subtitle, .icon, .progress, .click: values.append((name, .json(.null)))
                 case .kind: values.append((name, .text("info")))
                 case .key, .priority, .duration: break
                 }
                 continue
             }
             switch field {
-            case .text, .subtitle, .icon, .key, .kind:
+            case .text, .subtitle, .icon, .key, .kind, .click:
                 guard var text = TemplateValue.text(of: value) else {
                     throw mismatch(yield, field, "points to \(value.typeName), not text")
                 }

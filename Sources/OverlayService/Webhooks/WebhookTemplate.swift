@@ -5,6 +5,8 @@ struct WebhookTemplate: Hashable, Sendable {
     /// A message field a template may set.
     enum Field: String, CaseIterable, Hashable, Sendable {
         case text, subtitle, kind, key, priority, icon, duration, progress
+        /// What a tap opens: an operator's template may point it at a URL in the body.
+        case click
     }
 
     /// What a value in the body must be, so that a body of another shape is refused naming it.

@@ -119,7 +119,11 @@ enum WebhookTemplateReader {
         values.updateValue(literal, forKey: field)
         let yield = WebhookTemplate.Yield(values: values, origin: "", sources: [:])
         do throws(APIError) {
-            _ = try TemplateMessage.post(yield, priorities: KindTable(), yieldsToLiveKind: false)
+            let post = try TemplateMessage.post(yield, priorities: KindTable(), yieldsToLiveKind: false)
+            // The engine's own rules too: a literal click with a refused scheme never passes.
+            if case .failure(let refusal) = MessageRules.validated(post.input, isNew: true) {
+                throw APIError(refusal)
+            }
         } catch {
             throw ConfigurationError(key: key, reason: error.message)
         }

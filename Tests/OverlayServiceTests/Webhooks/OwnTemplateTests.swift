@@ -102,6 +102,11 @@ struct OwnTemplateTests {
             "webhooks.templates.a.priority.default"
         ),
         (#"{"a": {"text": "/t", "each": 3}}"#, "webhooks.templates.a.each"),
+        (#"{"a": {"text": "/t", "click": {"value": "javascript:x"}}}"#, "webhooks.templates.a.click.value"),
+        (
+            #"{"a": {"text": "/t", "click": {"pointer": "/u", "default": "no scheme"}}}"#,
+            "webhooks.templates.a.click.default"
+        ),
         (#"{"a": {"text": {"value": null}}}"#, "webhooks.templates.a.text.value"),
         (#"{"a": {"text": "/t", "key": {"prefix": 1, "pointer": "/k"}}}"#, "webhooks.templates.a.key"),
         (#"{"a": {"text": {"pointer": "/t", "colour": 1}}}"#, "webhooks.templates.a.text.colour"),
@@ -113,6 +118,27 @@ struct OwnTemplateTests {
         let error = ConfigurationTests.error(
             ["--config", "c.json"], files: ["c.json": #"{"webhooks": {"templates": \#(templates)}}"#])
         #expect(error?.key == key, "\(error?.description ?? "no error")")
+    }
+
+    /// A template may point `click` at a URL in the body (docs/MODEL.md §14): the message opens it;
+    /// one that points to nothing has none, and a URL the rules refuse refuses the delivery,
+    /// naming where it came from, with nothing applied.
+    @Test func aTemplateMapsClick() throws {
+        let service = try Self.service(#"{"runs": {"each": "/runs", "text": "/title", "key": "/id", "click": "/url"}}"#)
+        let response = Webhook.deliver(
+            service, "runs",
+            #"{"runs": [{"id": "r1", "title": "Run 1", "url": "https://ci.example/r1"}, {"id": "r2", "title": "Run 2"}]}"#
+        )
+        #expect(response.status == 200)
+        #expect(Webhook.messages(response).map { $0["click"]?.string } == ["https://ci.example/r1", nil])
+        let refused = Webhook.error(
+            Webhook.deliver(
+                service, "runs",
+                #"{"runs": [{"id": "r3", "title": "Run 3"}, {"id": "r4", "title": "Run 4", "url": "javascript:alert(1)"}]}"#
+            ))
+        #expect(refused.status == 422 && refused.code == "invalid_field" && refused.field == "runs[1].click")
+        let messages = service.answer(HTTPRequest(method: "GET", path: "/messages"))
+        #expect(RouteTests.json(messages)["messages"]?.array?.count == 2)
     }
 
     /// JSON Pointer (RFC 6901) as the templates read it.
