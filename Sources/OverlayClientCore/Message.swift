@@ -33,6 +33,32 @@ public struct Message: Codable, Hashable, Sendable, Identifiable {
         public var hasEnded: Bool { self != .scheduled && self != .queued && self != .showing }
     }
 
+    /// A button a reader may draw beside the message: a tap on it is reported with its `id`
+    /// (`OverlayClient.tap(action:)`) and opens its `url`, if it has one.
+    public struct Action: Codable, Hashable, Sendable {
+        public var id: String
+        public var label: String
+        public var url: String?
+
+        public init(id: String, label: String, url: String? = nil) {
+            self.id = id
+            self.label = label
+            self.url = url
+        }
+    }
+
+    /// A reader's tap on the message: when (the server's clock), and on which action (`nil`: on
+    /// the overlay itself).
+    public struct Tap: Codable, Hashable, Sendable {
+        public var at: Double
+        public var action: String?
+
+        public init(at: Double, action: String? = nil) {
+            self.at = at
+            self.action = action
+        }
+    }
+
     public var id: Int
     public var kind: Kind
     public var text: String
@@ -62,6 +88,14 @@ public struct Message: Codable, Hashable, Sendable, Identifiable {
     public var expires: Double?
     /// When a waiting message expires; `nil` once shown, or while scheduled or without `expires`.
     public var expiresAt: Double?
+    /// What a tap on the overlay opens (`nil` without one, or from an older server).
+    public var click: String?
+    /// The buttons beside the message, at most 3 (`nil` from an older server).
+    public var actions: [Action]?
+    /// What VoiceOver reads instead of the words the server makes of kind, text and progress.
+    public var accessibilityLabel: String?
+    /// The readers' last taps, oldest first, at most 10 (`nil` from an older server).
+    public var taps: [Tap]?
 
     public init(
         id: Int, kind: Kind, text: String, subtitle: String? = nil, icon: String? = nil, progress: Double? = nil,

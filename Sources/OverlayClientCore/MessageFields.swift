@@ -31,11 +31,15 @@ package struct MessageFields: Encodable, Sendable, Hashable {
     package var at: Value?
     package var expires: Value?
     package var priority: Value?
+    package var click: String?
+    package var actions: [Message.Action]?
+    package var accessibilityLabel: String?
 
     package init(
         text: String? = nil, kind: String? = nil, subtitle: String? = nil, icon: String? = nil,
         progress: Double? = nil, duration: Double? = nil, immediate: Bool? = nil, key: String? = nil,
-        delay: Value? = nil, at: Value? = nil, expires: Value? = nil, priority: Value? = nil
+        delay: Value? = nil, at: Value? = nil, expires: Value? = nil, priority: Value? = nil, click: String? = nil,
+        actions: [Message.Action]? = nil, accessibilityLabel: String? = nil
     ) {
         self.text = text
         self.kind = kind
@@ -49,6 +53,9 @@ package struct MessageFields: Encodable, Sendable, Hashable {
         self.at = at
         self.expires = expires
         self.priority = priority
+        self.click = click
+        self.actions = actions
+        self.accessibilityLabel = accessibilityLabel
     }
 
     /// The typed schedule fields of `post` and `patch`, as the server reads them.

@@ -147,6 +147,11 @@ public struct Overlay: Codable, Hashable, Sendable {
     public var contentOffset: Double
     public var alpha: Double
     public var message: Message?
+    /// What VoiceOver reads for `message` (`nil` when none is drawn, or from an older server).
+    public var announcement: String?
+    /// The version at which `announcement` last changed: a reader speaks when this changes, not
+    /// on every progress step (`nil` from an older server).
+    public var announcementVersion: UInt64?
     public var label: Label?
     /// Drawn in `fullWidth` and `pill` only.
     public var subtitle: Label?
@@ -175,7 +180,7 @@ public struct Overlay: Codable, Hashable, Sendable {
         style: Style? = nil, activity: Bool = false, progressBar: ProgressBar? = nil, queued: Int = 0,
         animation: Animation? = nil, statusBar: StatusBar? = nil, held: Bool? = nil, presentation: Presentation? = nil,
         subtitle: Label? = nil, accessory: Accessory? = nil, pill: Pill? = nil, touch: Touch? = nil,
-        scheduled: Int? = nil
+        scheduled: Int? = nil, announcement: String? = nil, announcementVersion: UInt64? = nil
     ) {
         self.version = version
         self.now = now
@@ -201,5 +206,7 @@ public struct Overlay: Codable, Hashable, Sendable {
         self.accessory = accessory
         self.pill = pill
         self.touch = touch
+        self.announcement = announcement
+        self.announcementVersion = announcementVersion
     }
 }

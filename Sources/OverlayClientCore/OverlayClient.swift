@@ -99,15 +99,20 @@ public final class OverlayClient: Sendable {
     /// `delay` (seconds, > 0 and at most 7 days) or `at` schedules it: it answers `scheduled` and
     /// joins the queue then. `expires` (seconds, counted from when it joins) ends it `expired`
     /// if it is still waiting by then; `priority` puts it ahead of lower ones in the queue.
+    ///
+    /// `click` is what a tap on the overlay opens and `actions` its buttons (at most 3); a
+    /// reader reports taps with `tap(action:)`. `accessibilityLabel` is what VoiceOver reads
+    /// instead of the words the server makes of the message.
     @discardableResult
     public func post(
         _ text: String?, kind: Message.Kind? = nil, subtitle: String? = nil, icon: String? = nil,
         progress: Double? = nil, duration: Double? = nil, immediate: Bool? = nil, key: String? = nil,
-        delay: Double? = nil, at: ScheduledTime? = nil, expires: Double? = nil, priority: Priority? = nil
+        delay: Double? = nil, at: ScheduledTime? = nil, expires: Double? = nil, priority: Priority? = nil,
+        click: String? = nil, actions: [Message.Action]? = nil, accessibilityLabel: String? = nil
     ) async throws -> Message {
         var fields = MessageFields(
             text: text, kind: kind?.rawValue, subtitle: subtitle, icon: icon, progress: progress, duration: duration,
-            immediate: immediate, key: key)
+            immediate: immediate, key: key, click: click, actions: actions, accessibilityLabel: accessibilityLabel)
         fields.schedule(delay: delay, at: at, expires: expires, priority: priority)
         return try await post(fields)
     }
@@ -123,10 +128,12 @@ public final class OverlayClient: Sendable {
     public func patch(
         _ id: Int, kind: Message.Kind? = nil, text: String? = nil, subtitle: String? = nil, icon: String? = nil,
         progress: Double? = nil, duration: Double? = nil, delay: Double? = nil, at: ScheduledTime? = nil,
-        expires: Double? = nil, priority: Priority? = nil
+        expires: Double? = nil, priority: Priority? = nil, click: String? = nil, actions: [Message.Action]? = nil,
+        accessibilityLabel: String? = nil
     ) async throws -> Message {
         var fields = MessageFields(
-            text: text, kind: kind?.rawValue, subtitle: subtitle, icon: icon, progress: progress, duration: duration)
+            text: text, kind: kind?.rawValue, subtitle: subtitle, icon: icon, progress: progress, duration: duration,
+            click: click, actions: actions, accessibilityLabel: accessibilityLabel)
         fields.schedule(delay: delay, at: at, expires: expires, priority: priority)
         return try await call("PATCH", "/messages/\(id)", body: fields)
     }
@@ -206,6 +213,14 @@ public final class OverlayClient: Sendable {
     /// The overlay is swiped away: the shown message ends as `dismissed`; answers it.
     @discardableResult
     public func dismiss() async throws -> Message { try await call("POST", "/overlay/dismiss") }
+
+    /// A tap on the shown message (`action` nil) or on one of its actions, by id: the message
+    /// keeps it among its `taps` and the event stream tells it; answers the message. Nothing
+    /// shown is 409 `nothing_shown`, an action it does not have 422.
+    @discardableResult
+    public func tap(action: String? = nil) async throws -> Message {
+        try await call("POST", "/overlay/tap", body: TapFields(action: action))
+    }
 
     /// Changes the app's status bar under the overlay (`PUT /statusbar`): its style, whether it
     /// is hidden (a hidden bar holds the overlay back), and the animation of a change of hidden.
@@ -331,6 +346,11 @@ struct StatusBarFields: Encodable, Sendable {
     var style: String?
     var hidden: Bool?
     var animation: String?
+}
+
+/// The body of `POST /overlay/tap`: the action, or nothing for a tap on the overlay.
+struct TapFields: Encodable, Sendable {
+    var action: String?
 }
 
 struct MessageList: Decodable {

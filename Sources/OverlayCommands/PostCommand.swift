@@ -34,6 +34,12 @@ enum PostCommand {
           --expires WAIT    drop it if it is still waiting WAIT after it joined the queue
           --priority P      1 to 5, or min, low, default, high, max (urgent = max): higher
                             ones wait ahead of lower ones (default: the kind's)
+          --click URL       what a tap on the overlay opens (https:, or an app's own scheme)
+          --action ID=LABEL[=URL]
+                            a button beside the message (up to 3, in order; repeat the option):
+                            its id (A-Z a-z 0-9 _ -), its label (no "="), and what it opens
+          --accessibility-label TEXT
+                            what VoiceOver reads instead of the kind, text and progress
           --channel NAME    the channel (default)
           --url URL         the server (http://127.0.0.1:8080)
           --token TOKEN     the write token (default: OVERLAYD_TOKEN, which stays out of `ps`)
@@ -52,8 +58,9 @@ enum PostCommand {
                 commandLine,
                 options: [
                     "--kind", "--key", "--subtitle", "--icon", "--progress", "--duration", "--delay", "--at",
-                    "--expires", "--priority", "--channel", "--url", "--token",
+                    "--expires", "--priority", "--channel", "--url", "--token", "--click", "--accessibility-label",
                 ],
+                repeatable: ["--action"],
                 switches: ["--immediate"])
             if arguments.has("--help") {
                 print(usage)
@@ -70,15 +77,26 @@ enum PostCommand {
             }
             let progress = try arguments.number("--progress")
             let duration = try arguments.number("--duration")
-            return await post(text, progress: progress, duration: duration, arguments, client)
+            let actions = try arguments.all("--action").map(action)
+            return await post(text, progress: progress, duration: duration, actions: actions, arguments, client)
         } catch {
             Output.error("overlayd post: \(error)\n\(usage)")
             return 2
         }
     }
 
+    /// `ID=LABEL` or `ID=LABEL=URL`: the label ends at the second `=`, so that a URL keeps its own.
+    /// The server judges the parts, naming the action (`actions[1].label`).
+    static func action(_ text: String) throws(UsageError) -> Message.Action {
+        let parts = text.split(separator: "=", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count >= 2 else { throw UsageError("--action must be ID=LABEL or ID=LABEL=URL, not \"\(text)\"") }
+        return Message.Action(
+            id: String(parts[0]), label: String(parts[1]), url: parts.count == 3 ? String(parts[2]) : nil)
+    }
+
     private static func post(
-        _ text: String?, progress: Double?, duration: Double?, _ arguments: Arguments, _ client: OverlayClient
+        _ text: String?, progress: Double?, duration: Double?, actions: [Message.Action], _ arguments: Arguments,
+        _ client: OverlayClient
     ) async -> Int32 {
         do {
             // The schedule flags go as the text given: the server reads units, dates and names,
@@ -96,7 +114,10 @@ enum PostCommand {
                     delay: arguments["--delay"].map(MessageFields.Value.text),
                     at: arguments["--at"].map(MessageFields.Value.text),
                     expires: arguments["--expires"].map(MessageFields.Value.text),
-                    priority: arguments["--priority"].map(MessageFields.Value.text)))
+                    priority: arguments["--priority"].map(MessageFields.Value.text),
+                    click: arguments["--click"],
+                    actions: actions.isEmpty ? nil : actions,
+                    accessibilityLabel: arguments["--accessibility-label"]))
             print(message.id)
             return 0
         } catch let error as OverlayClientError {

@@ -123,6 +123,7 @@ struct StatusBarScreen: Hashable, Sendable {
             if let overlay {
                 var parts = [channel, "v\(overlay.version)", overlay.phase.rawValue]
                 if let message = overlay.message { parts.append("\(message.kind) #\(message.id)") }
+                if let actions = overlay.message?.actionLabels { parts.append(actions) }
                 if let progress = overlay.progressBar?.progress { parts.append("\(Int((progress * 100).rounded()))%") }
                 if overlay.queued > 0 { parts.append("\(overlay.queued) queued") }
                 if let scheduled = overlay.scheduled, scheduled > 0 { parts.append("\(scheduled) scheduled") }
@@ -170,5 +171,13 @@ struct StatusBarScreen: Hashable, Sendable {
             output.append(cell.character)
         }
         return output + "\u{1B}[0m"
+    }
+}
+
+extension Message {
+    /// The actions' labels as buttons, `[Open] [Later]`; nil without actions.
+    var actionLabels: String? {
+        guard let actions, !actions.isEmpty else { return nil }
+        return actions.map { "[\($0.label)]" }.joined(separator: " ")
     }
 }

@@ -160,6 +160,7 @@ enum WatchCommand {
                 case .overlay(let overlay):
                     var line = "v\(overlay.version) \(overlay.phase)"
                     if let message = overlay.message { line += " \(message.kind) #\(message.id) \"\(message.text)\"" }
+                    if let actions = overlay.message?.actionLabels { line += " " + actions }
                     if let progress = overlay.progressBar?.progress { line += " \(Int((progress * 100).rounded()))%" }
                     Output.write(1, line + "\n")
                 case .disconnected(let error, _):

@@ -51,6 +51,40 @@ struct ClientCallTests {
         #expect(bar.position == .bottom)
     }
 
+    /// The reader's side (docs/MODEL.md §14): a post with a click, actions and an accessibility
+    /// label; taps on an action and on the overlay come back with the message; the overlay's
+    /// announcement and its version; an unknown action is refused naming `action`.
+    @Test(arguments: Network.allCases) func clickActionsAndTaps(network: Network) async throws {
+        let client = network.client(server.url)
+        let actions = [
+            Message.Action(id: "retry", label: "Retry", url: "https://ci.example/42/retry"),
+            Message.Action(id: "mute", label: "Mute"),
+        ]
+        let posted = try await client.post(
+            "Build 42 failed", kind: .failed, click: "https://ci.example/42", actions: actions,
+            accessibilityLabel: "Build forty-two failed")
+        #expect(posted.click == "https://ci.example/42")
+        #expect(posted.actions == actions)
+        #expect(posted.accessibilityLabel == "Build forty-two failed")
+        #expect(posted.taps == [])
+        let overlay = try await client.overlay()
+        #expect(overlay.announcement == "Build forty-two failed")
+        #expect(overlay.announcementVersion == overlay.version)
+        #expect(try await client.tap(action: "retry").taps == [Message.Tap(at: 0, action: "retry")])
+        let both = try await client.tap()
+        #expect(both.taps == [Message.Tap(at: 0, action: "retry"), Message.Tap(at: 0)])
+        #expect(try await client.overlay().announcementVersion == overlay.version)
+        await #expect {
+            try await client.tap(action: "nope")
+        } throws: { error in
+            guard case .refused(let refusal) = error as? OverlayClientError else { return false }
+            return refusal.status == 422 && refusal.field == "action"
+        }
+        let patched = try await client.patch(posted.id, actions: [Message.Action(id: "ok", label: "OK")])
+        #expect(patched.actions == [Message.Action(id: "ok", label: "OK")])
+        #expect(patched.click == "https://ci.example/42")
+    }
+
     /// PATCH changes the fields it names; GET /messages/{id} and /messages read them back.
     @Test(arguments: Network.allCases) func patchAndRead(network: Network) async throws {
         let client = network.client(server.url)

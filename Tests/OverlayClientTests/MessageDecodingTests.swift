@@ -44,6 +44,35 @@ struct MessageDecodingTests {
         #expect(newer.state == "snoozed")
     }
 
+    /// The reader's fields as overlayd writes them (docs/MODEL.md §14), and the body a post sends
+    /// for them; an older server's message has none.
+    @Test func readersFields() throws {
+        let json = Self.scheduled.replacingOccurrences(
+            of: #""state":"scheduled","#,
+            with:
+                #""state":"scheduled","click":"https://x.example","actions":[{"id":"open","label":"Open","url":"x:y"},"#
+                + #"{"id":"later","label":"Later","url":null}],"accessibilityLabel":"Later, maybe","#
+                + #""taps":[{"at":1.5,"action":"open"},{"at":2,"action":null}],"#)
+        let message = try Self.decode(json)
+        #expect(message.click == "https://x.example")
+        #expect(
+            message.actions == [
+                Message.Action(id: "open", label: "Open", url: "x:y"), Message.Action(id: "later", label: "Later"),
+            ])
+        #expect(message.accessibilityLabel == "Later, maybe")
+        #expect(message.taps == [Message.Tap(at: 1.5, action: "open"), Message.Tap(at: 2)])
+        let older = try Self.decode(Self.scheduled)
+        #expect(older.click == nil && older.actions == nil && older.accessibilityLabel == nil && older.taps == nil)
+
+        let fields = MessageFields(
+            text: "t", click: "https://x.example", actions: [Message.Action(id: "a", label: "A")],
+            accessibilityLabel: "L")
+        let body = try JSONSerialization.jsonObject(with: JSONEncoder().encode(fields)) as? [String: Any]
+        #expect(body?["click"] as? String == "https://x.example")
+        #expect((body?["actions"] as? [[String: Any]])?.first?["id"] as? String == "a")
+        #expect(body?["accessibilityLabel"] as? String == "L")
+    }
+
     /// A priority is a number; a name or a fraction where one belongs fails the decoding.
     @Test(arguments: [#""priority":"high""#, #""priority":4.5"#])
     func priorityIsANumber(_ member: String) throws {

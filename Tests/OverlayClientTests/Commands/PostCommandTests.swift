@@ -42,6 +42,34 @@ struct PostCommandTests {
         #expect(try await client.message(1).progress == 0.5)
     }
 
+    /// `--click`, `--action` (repeated, in order; the label ends at the second `=`, the URL keeps
+    /// its own) and `--accessibility-label` reach the server; a malformed `--action` is a usage
+    /// error, and an action the server refuses names its place.
+    @Test func clickAndActions() async throws {
+        let run = try await CommandRun.run([
+            "post", "Build 42 failed", "--click", "https://ci.example/42", "--action",
+            "retry=Retry=https://ci.example/42?retry=1", "--action=mute=Mute", "--accessibility-label",
+            "Build forty-two failed", "--url", url,
+        ])
+        #expect(run.status == 0, "\(run.errors)")
+        let message = try await client.message(1)
+        #expect(message.click == "https://ci.example/42")
+        #expect(
+            message.actions == [
+                Message.Action(id: "retry", label: "Retry", url: "https://ci.example/42?retry=1"),
+                Message.Action(id: "mute", label: "Mute"),
+            ])
+        #expect(message.accessibilityLabel == "Build forty-two failed")
+
+        let malformed = try await CommandRun.run(["post", "x", "--action", "justanid", "--url", url])
+        #expect(malformed.status == 2)
+        #expect(malformed.errors.contains("--action must be ID=LABEL or ID=LABEL=URL"))
+        let refused = try await CommandRun.run(["post", "x", "--action", "a=A", "--action", "a=B", "--url", url])
+        #expect(refused.status == 2)
+        #expect(refused.errors.contains("(actions[1].id) [422 invalid_field]"))
+        #expect(try await client.messages().count == 1)
+    }
+
     /// TEXT `-` is standard input.
     @Test func textFromStandardInput() async throws {
         let run = try await CommandRun.run(["post", "-", "--url", url, "--kind", "sent"], input: "Build 42 passed\n")

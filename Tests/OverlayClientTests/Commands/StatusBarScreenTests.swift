@@ -140,6 +140,22 @@ struct StatusBarScreenTests {
         #expect(screen.statusLine() == "reconnectin")
     }
 
+    /// The message's actions' labels, as buttons after its kind (docs/MODEL.md §14); nothing of
+    /// the announcement, and nothing for a message without actions.
+    @Test func actionLabels() {
+        var tapped = Self.shown
+        tapped.message?.actions = [
+            Message.Action(id: "retry", label: "Retry"), Message.Action(id: "mute", label: "Mute"),
+        ]
+        tapped.announcement = "Progress: Downloading, 50 percent"
+        #expect(
+            Self.screen(tapped).statusLine().hasPrefix(
+                "default · v4 · showing · progress #1 · [Retry] [Mute] · 50% · ipad portrait"))
+        #expect(!Self.screen(tapped).render().contains("percent"))
+        tapped.message?.actions = []
+        #expect(Self.screen(tapped).statusLine() == Self.screen(Self.shown).statusLine())
+    }
+
     /// The escapes: 24-bit colours, or the palette's nearest; each row positioned; the status
     /// line dim on the last row.
     @Test func escapes() {
