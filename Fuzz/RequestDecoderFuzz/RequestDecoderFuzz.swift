@@ -42,7 +42,7 @@ enum RequestDecoderFuzz {
     static let fieldNames = [
         "kind", "text", "progress", "duration", "immediate", "key", "orientation", "device", "advance", "to",
         "style", "hidden", "animation", "root", "controllers", "subtitle", "icon", "delay", "at", "expires",
-        "priority", "state",
+        "priority", "state", "click", "actions", "accessibilityLabel", "action",
     ]
     static let textFields: [String?] = [nil, "text", "orientation", "device", "advance"]
 
@@ -133,6 +133,16 @@ enum RequestDecoderFuzz {
             // reach below it (Hw).
             presentation != "statusBar" || bar["frame"] == overlay["frame"]
         else { fatalError("overlay or messages of the wrong shape after \(request.method) \(request.path)") }
+        // The reader's side (docs/MODEL.md §14): an announcement exactly when a message is drawn,
+        // made at a version the overlay has reached; every message with its click, at most 3
+        // actions of unique ids, its label and at most 10 taps.
+        guard case .number(let announced)? = overlay["announcementVersion"], announced <= now,
+            let announcement = overlay["announcement"], let drawn = overlay["message"],
+            (announcement == .null) == (drawn == .null), announcement == .null || announcement.isString
+        else { fatalError("no announcement of the right shape after \(request.method) \(request.path)") }
+        for message in messages + (drawn == .null ? [] : [drawn]) where !hasReaderFields(message) {
+            fatalError("a message without its reader's fields after \(request.method) \(request.path): \(message)")
+        }
         guard case .number(let scheduled)? = overlay["scheduled"],
             case .array(let waiting)? = read("/messages", query: [QueryItem(name: "state", value: "scheduled")])[
                 "messages"]
@@ -170,6 +180,28 @@ enum RequestDecoderFuzz {
         if !(0...1).contains(alpha) { fail("alpha out of range") }
         if !(-min(width, height)...0).contains(offset) { fail("contentOffset out of range") }
         return Seen(version: now, scheduled: scheduled, unscheduled: unscheduled)
+    }
+
+    /// Whether a message's JSON has `click` (text or null), `actions` (at most 3, each an id, a
+    /// label and a url or null, the ids unique), `accessibilityLabel` and `taps` (at most 10).
+    static func hasReaderFields(_ message: JSONValue) -> Bool {
+        guard case .object(let fields) = message, let click = fields["click"], click == .null || click.isString,
+            let label = fields["accessibilityLabel"], label == .null || label.isString,
+            case .array(let actions)? = fields["actions"], actions.count <= 3,
+            case .array(let taps)? = fields["taps"], taps.count <= 10
+        else { return false }
+        var ids: Set<String> = []
+        for action in actions {
+            guard case .object(let members) = action, members.count == 3, case .string(let id)? = members["id"],
+                members["label"]?.isString == true, let url = members["url"], url == .null || url.isString,
+                ids.insert(id).inserted
+            else { return false }
+        }
+        return taps.allSatisfy { tap in
+            guard case .object(let members) = tap, case .number? = members["at"], let action = members["action"]
+            else { return false }
+            return action == .null || action.isString
+        }
     }
 
     /// The parser must not crash; what it accepts must survive writing and reading back.
@@ -406,5 +438,12 @@ struct FuzzInput {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
         default: nil
         }
+    }
+}
+
+extension JSONValue {
+    var isString: Bool {
+        if case .string = self { return true }
+        return false
     }
 }
