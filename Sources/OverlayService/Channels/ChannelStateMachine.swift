@@ -79,10 +79,11 @@ struct ChannelStateMachine<Reader: ParkedReader, Stream> {
     private var engineTimerGeneration: UInt64 = 0
     /// The store sequence of this channel's latest record.
     private(set) var lastSequence: UInt64?
-    /// The current version's overlay JSON, cut for reads to fill in.
-    private var template: OverlayTemplate?
+    /// The current version's overlay JSON, cut for reads to fill in (`readOverlay`, in
+    /// ChannelStateMachine+OverlayRead.swift, is the only one that sets it).
+    var template: OverlayTemplate?
     /// The last `GET /overlay` answer, sent again to reads of the same version at the same moment.
-    private var sharedRead: SharedRead?
+    var sharedRead: SharedRead?
     /// Let go by the registry (a channel only readers made, whose readers all left): no reader
     /// may join it any more; one that tries asks the registry again.
     private(set) var retired = false
@@ -365,62 +366,9 @@ extension ChannelStateMachine {
     }
 }
 
-// MARK: - Reading the overlay
-
-/// A `GET /overlay` answer kept for the reads that follow it: its version and the instant its
-/// moving values were computed at.
-struct SharedRead {
-    let version: UInt64
-    let at: Instant
-    let response: HTTPResponse
-}
-
-extension ChannelStateMachine {
-    /// How a `GET /overlay` is answered.
-    enum OverlayRead {
-        /// 304: the version is the one the reader has (with the version's template, whose
-        /// prepared 304 is shared, when there is one).
-        case notModified(OverlayTemplate?)
-        /// An answer built moments ago for the same version, sent again.
-        case shared(HTTPResponse)
-        /// The version's template, to be filled in with these values outside the lock.
-        case fill(OverlayTemplate, MovingValues, at: Instant)
-        /// A deadline has passed: the read must be an event (`read`), which reaches it.
-        case deadlinePassed
-    }
-
-    /// Most reads fall between deadlines: nothing can change, so the engine is only looked at
-    /// (no advance, no record, no waiter to wake) and the version's template, encoded once per
-    /// version, is filled in.
-    mutating func readOverlay(unlessVersion: UInt64?, now: Instant) -> OverlayRead {
-        if let deadline = engine.nextDeadline, deadline <= now { return .deadlinePassed }
-        if engine.version == unlessVersion {
-            return .notModified(template?.version == unlessVersion ? template : nil)
-        }
-        if let shared = sharedRead, shared.version == engine.version,
-            ServiceClock.sharesReading(setting.clock, shared.at, with: now)
-        {
-            return .shared(shared.response)
-        }
-        if template?.version != engine.version {
-            template = setting.encoder.template(engine.overlay(at: now))
-        }
-        return .fill(template!, engine.movingValues(at: now), at: now)
-    }
-
-    /// Keeps an answer filled in outside the lock for the reads that follow, unless the version
-    /// moved on or a newer answer got there first.
-    mutating func keep(_ read: SharedRead) {
-        guard engine.version == read.version else { return }
-        if let kept = sharedRead, kept.version == read.version, kept.at >= read.at { return }
-        sharedRead = read
-    }
-}
-
 extension ChannelStateMachine: Sendable where Reader: Sendable, Stream: Sendable {}
 extension ChannelStateMachine.Waiter: Sendable where Reader: Sendable {}
 extension ChannelStateMachine.Action: Sendable where Reader: Sendable, Stream: Sendable {}
 extension ChannelStateMachine.Transition: Sendable where Reader: Sendable, Stream: Sendable {}
 extension ChannelStateMachine.Join: Sendable where Reader: Sendable, Stream: Sendable {}
 extension ChannelStateMachine.Subscription: Sendable where Reader: Sendable, Stream: Sendable {}
-extension ChannelStateMachine.OverlayRead: Sendable where Reader: Sendable, Stream: Sendable {}
