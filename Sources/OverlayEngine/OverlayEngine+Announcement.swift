@@ -6,6 +6,10 @@ extension OverlayEngine {
     /// event and after every deadline, so that the version is the one the change came with,
     /// however deadlines are grouped into events.
     mutating func noteAnnouncement() {
+        // Nothing the announcement is made of changes without a new version: most looks (the
+        // start of an event, the end of one that changed nothing) are skipped.
+        guard announcementNotedAt != version else { return }
+        announcementNotedAt = version
         let drawn: Message? = phase == .hidden ? nil : current ?? leaving
         let now = drawn.map(Announced.init)
         guard now != announced else { return }
@@ -18,6 +22,7 @@ extension OverlayEngine {
     mutating func noteAnnouncementRestored() {
         let drawn: Message? = phase == .hidden ? nil : current ?? leaving
         announced = drawn.map(Announced.init)
+        announcementNotedAt = version
     }
 }
 

@@ -71,6 +71,8 @@ public struct OverlayEngine: Hashable, Sendable {
     /// reader speaks once per change; `announced` is what it was made of then.
     public internal(set) var announcementVersion: UInt64
     var announced: Announced?
+    /// The version `announced` was last compared at.
+    var announcementNotedAt: UInt64
 
     public init(configuration: EngineConfiguration, now: Instant = .zero, version: UInt64 = 0, nextID: Int64 = 1) {
         self.configuration = configuration
@@ -81,6 +83,7 @@ public struct OverlayEngine: Hashable, Sendable {
         self.orientation = configuration.orientation
         self.nextID = nextID
         self.announcementVersion = version
+        self.announcementNotedAt = version
         self.statusBar = StatusBar(configuration: configuration.statusBar, curve: configuration.curve, now: now)
     }
 

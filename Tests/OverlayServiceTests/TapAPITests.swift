@@ -1,3 +1,4 @@
+import MicroHTTP
 import TestSupport
 import Testing
 
@@ -124,6 +125,32 @@ struct TapAPITests {
         try live.expectUnchanged(since: hiding)
         try live.advance(1)
         expectError(try live.request("POST", "/overlay/tap"), status: 409, code: "nothing_shown")
+    }
+
+    /// A thousand taps through the server's own dispatch (as a reader tapping a thousand times a
+    /// second would send them): the message keeps 10, and what the channel's messages hold, as
+    /// `limits.maxMemoryBytes` counts it, stops growing at the tenth.
+    @Test func aThousandTapsHoldTen() throws {
+        let service = try RouteTests.service { $0.writesPerSecond = 0 }
+        let posted = service.answer(
+            RouteTests.request(
+                "POST", "/messages", headers: [Header(name: "Content-Type", value: "application/json")],
+                body: Self.message))
+        #expect(posted.status == 202)
+        var afterTen = 0
+        for step in 1...1000 {
+            let body = step.isMultiple(of: 2) ? "retry" : ""
+            let tapped = service.answer(RouteTests.request("POST", "/overlay/tap", body: body))
+            #expect(tapped.status == 200)
+            if step == 10 { afterTen = service.memory.bytes }
+            if step > 10, step.isMultiple(of: 2) { #expect(service.memory.bytes == afterTen) }
+        }
+        let message = RouteTests.json(service.answer(RouteTests.request("GET", "/messages/1")))
+        #expect(message["taps"]?.array?.count == 10)
+        #expect(afterTen > 0)
+        // GET is not a tap: 405 with what the path allows.
+        let wrong = service.answer(RouteTests.request("GET", "/overlay/tap"))
+        #expect(wrong.status == 405 && wrong.header("Allow") == "POST, OPTIONS")
     }
 
     /// A tap is a write: without the token 401, with a read-only one 403; with a write token it
