@@ -73,6 +73,9 @@ enum Schema {
             Column("transition_bounces", \.transitionBounces),
             Column("held_since_ns", \.state.heldSince),
             Column("wall_clock_epoch_ns", \.state.wallClockEpoch),
+            Column("rise_text", \.riseText),
+            Column("rise_resting_y", \.riseRestingY),
+            Column("rise_height", \.riseHeight),
         ])
 
     static let controllers = Table<ControllerRow>(
@@ -319,6 +322,16 @@ enum Schema {
               last_used_at INTEGER,
               revoked_at INTEGER
             ) WITHOUT ROWID;
+            """
+        ),
+        (
+            // The outgoing label of a rise under way (docs/MODEL.md §14): what a rollback
+            // restores; a restart shows the message again from the start.
+            8,
+            """
+            ALTER TABLE channels ADD COLUMN rise_text TEXT;
+            ALTER TABLE channels ADD COLUMN rise_resting_y REAL;
+            ALTER TABLE channels ADD COLUMN rise_height REAL;
             """
         ),
     ]
