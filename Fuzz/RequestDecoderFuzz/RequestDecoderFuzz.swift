@@ -27,7 +27,8 @@ public func fuzzRequestDecoders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> C
 /// Flags: `a` write and read tokens (`Bearer fuzz-write-token`, `fuzz-read-token`), `f` fade,
 /// `n` no animation, `e` easeInOut, `c` a cap width wider than the bar, `t` bar on top, `v` the
 /// status bar decided by view controllers (`statusBar.appearance: controllers`), `h` the status
-/// bar hidden at launch, `b` the bounce, `p` the pill and `w` the full-width bar everywhere.
+/// bar hidden at launch, `b` the bounce, `p` the pill, `w` the full-width bar everywhere, `r` the
+/// rise between messages and `m` a shortest showing (`minimumVisible` 0.4).
 ///
 /// Each request's body goes to `JSONParser` (and, when it is JSON, through `JSONWriter` and back:
 /// the round trip must give the same value); the request goes to `FieldReader` with each kind of
@@ -71,6 +72,8 @@ enum RequestDecoderFuzz {
         if input.flags.contains("b") { configuration.engine.showStyle = .bounce }
         if input.flags.contains("p") { configuration.engine.presentation = .pill }
         if input.flags.contains("w") { configuration.engine.presentation = .fullWidth }
+        if input.flags.contains("r") { configuration.engine.messageChange = .rise }
+        if input.flags.contains("m") { configuration.engine.minimumVisible = .seconds(0.4) }
         guard let service = try? OverlayService(configuration: configuration) else {
             fatalError("an ephemeral service could not be made")
         }
@@ -179,6 +182,16 @@ enum RequestDecoderFuzz {
         if !(-min(barWidth, barHeight)...0).contains(barOffset) { fail("the status bar's offset out of range") }
         if !(0...1).contains(alpha) { fail("alpha out of range") }
         if !(-min(width, height)...0).contains(offset) { fail("contentOffset out of range") }
+        // A rise runs only while visible, and is then the animation; its outgoing label goes with it.
+        guard let outgoing = overlay["outgoing"] else { fail("no outgoing member") }
+        let rising: Bool
+        if case .object(let animation)? = overlay["animation"] {
+            rising = animation["property"] == .string("labelOffset")
+        } else {
+            rising = false
+        }
+        if rising != (outgoing != .null) { fail("an outgoing label without its rise, or a rise without one") }
+        if rising && phase != "visible" { fail("a rise outside the visible phase") }
         return Seen(version: now, scheduled: scheduled, unscheduled: unscheduled)
     }
 

@@ -2,8 +2,8 @@
 /// server's clock): the `animation` descriptor of `GET /overlay`, which lets a reader draw a slide
 /// or a fade smoothly from one snapshot instead of polling at frame rate.
 public struct Animation: Codable, Hashable, Sendable {
-    /// The property that moves: the overlay's `contentOffset` or `alpha`, the status bar's
-    /// `offset` or `alpha`.
+    /// The property that moves: the overlay's `contentOffset` or `alpha`, the incoming label's
+    /// `labelOffset` during a rise, the status bar's `offset` or `alpha`.
     public struct Property: OpenEnum {
         public var rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
@@ -11,6 +11,7 @@ public struct Animation: Codable, Hashable, Sendable {
         public static let contentOffset: Property = "contentOffset"
         public static let alpha: Property = "alpha"
         public static let offset: Property = "offset"
+        public static let labelOffset: Property = "labelOffset"
     }
 
     /// The timing curve. A curve this client does not know is drawn linearly.

@@ -21,6 +21,9 @@ extension Overlay {
         case .alpha:
             overlay.contentOffset = 0
             overlay.alpha = value
+        case .labelOffset:
+            overlay.moveLabels(to: value, from: animation.value(at: now), distance: animation.from)
+            return overlay
         default:
             return overlay
         }
@@ -46,6 +49,19 @@ extension Overlay {
             overlay.progressBar = bar
         }
         return overlay
+    }
+
+    /// A rise: only the labels move, the incoming one by the offset from its resting y and the
+    /// outgoing one Hc (`distance`) above it.
+    private mutating func moveLabels(to offset: Double, from before: Double, distance: Double) {
+        guard (presentation ?? .statusBar) == .statusBar else {
+            label?.frame.y += offset - before
+            outgoing?.frame.y += offset - before
+            return
+        }
+        // The status bar's resting label is at 0: written as the server writes them, to the last bit.
+        label?.frame.y = contentOffset + offset
+        outgoing?.frame.y = (-distance + contentOffset) + offset
     }
 
     /// Whether anything moves at `time`: the overlay's or the status bar's animation runs.

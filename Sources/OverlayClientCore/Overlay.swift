@@ -155,6 +155,9 @@ public struct Overlay: Codable, Hashable, Sendable {
     public var label: Label?
     /// Drawn in `fullWidth` and `pill` only.
     public var subtitle: Label?
+    /// The label rising out while the next one rises in (a server with `messageChange: rise`);
+    /// nil when no rise runs.
+    public var outgoing: Label?
     public var accessory: Accessory?
     public var pill: Pill?
     public var style: Style?
@@ -180,7 +183,8 @@ public struct Overlay: Codable, Hashable, Sendable {
         style: Style? = nil, activity: Bool = false, progressBar: ProgressBar? = nil, queued: Int = 0,
         animation: Animation? = nil, statusBar: StatusBar? = nil, held: Bool? = nil, presentation: Presentation? = nil,
         subtitle: Label? = nil, accessory: Accessory? = nil, pill: Pill? = nil, touch: Touch? = nil,
-        scheduled: Int? = nil, announcement: String? = nil, announcementVersion: UInt64? = nil
+        scheduled: Int? = nil, outgoing: Label? = nil, announcement: String? = nil,
+        announcementVersion: UInt64? = nil
     ) {
         self.version = version
         self.now = now
@@ -206,6 +210,7 @@ public struct Overlay: Codable, Hashable, Sendable {
         self.accessory = accessory
         self.pill = pill
         self.touch = touch
+        self.outgoing = outgoing
         self.announcement = announcement
         self.announcementVersion = announcementVersion
     }

@@ -70,6 +70,14 @@ public enum Curve: String, CaseIterable, Hashable, Sendable {
     }
 }
 
+/// How the overlay changes its label while it stays visible (docs/MODEL.md §14).
+public enum MessageChange: String, CaseIterable, Hashable, Sendable {
+    /// The new text replaces the old at once.
+    case instant
+    /// MTStatusBarOverlay's: the old text rises out of the bar while the new one rises in.
+    case rise
+}
+
 /// Where the progress bar sits inside the bar.
 public enum ProgressBarPosition: String, CaseIterable, Hashable, Sendable {
     case bottom
@@ -105,6 +113,12 @@ public struct EngineConfiguration: Hashable, Sendable {
     public var rotationDuration: Interval = .seconds(0.4)
     /// The `bounce` show style's show.
     public var bounceDuration: Interval = .seconds(0.75)
+    /// How the label changes while the overlay stays visible: at once, or by a rise.
+    public var messageChange: MessageChange = .instant
+    /// The rise's length; its curve is always `easeInOut`.
+    public var riseDuration: Interval = .seconds(0.6)
+    /// How long a shown message stays, once fully shown, before an immediate one may replace it.
+    public var minimumVisible: Interval = .zero
     /// A hold of the overlay ends by itself this long after it began.
     public var maxHoldDuration: Interval = .seconds(30)
     /// How long a message of each kind stays once shown; `nil` is sticky.

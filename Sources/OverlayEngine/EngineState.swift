@@ -17,6 +17,9 @@ public struct EngineState: Hashable, Sendable {
     public var rotationTarget: Orientation?
     public var phase: Phase
     public var transition: Transition?
+    /// The outgoing label of a rise under way: a rollback restores it, a restart shows the
+    /// message again from the start.
+    public var rise: Rise?
     /// The message on the overlay, shown or ended and still drawn.
     public var currentID: Int64?
     /// The `queueOrder` of the queue's ends.
@@ -45,7 +48,8 @@ public struct EngineState: Hashable, Sendable {
         version: UInt64 = 0, nextID: Int64 = 1, now: Instant = .zero, device: String = "",
         presentation: Presentation? = nil, orientation: Orientation = .portrait, rotationTarget: Orientation? = nil,
         phase: Phase = .hidden,
-        transition: Transition? = nil, currentID: Int64? = nil, headOrder: Int64 = 0, tailOrder: Int64 = 0,
+        transition: Transition? = nil, rise: Rise? = nil, currentID: Int64? = nil, headOrder: Int64 = 0,
+        tailOrder: Int64 = 0,
         statusBar: StatusBar.Record? = nil, statusBarTransient: StatusBar.Transient = .atRest, leaving: Message? = nil,
         heldSince: Instant? = nil, wallClockEpoch: Int64? = nil, announcementVersion: UInt64? = nil
     ) {
@@ -58,6 +62,7 @@ public struct EngineState: Hashable, Sendable {
         self.rotationTarget = rotationTarget
         self.phase = phase
         self.transition = transition
+        self.rise = rise
         self.currentID = currentID
         self.headOrder = headOrder
         self.tailOrder = tailOrder

@@ -55,7 +55,8 @@ extension OverlayEngine {
             case .hidden: held
             case .hiding: true
             case .showing, .visible, .rotatingOut, .rotatingIn:
-                !immediate || current.map { !$0.state.hasEnded && lifetime(of: $0) == .sticky } ?? false
+                !immediate || immediateWaits
+                    || current.map { !$0.state.hasEnded && lifetime(of: $0) == .sticky } ?? false
             }
         if takesQueueSlot && queue.count >= configuration.maxQueue {
             return .failure(.queueFull(limit: configuration.maxQueue, retryAfter: retryAfter))
@@ -86,7 +87,13 @@ extension OverlayEngine {
         case .hiding:
             if immediate { enqueueAtHead(message) } else { enqueue(message) }
         case .showing, .visible, .rotatingOut, .rotatingIn:
-            if immediate { preemptCurrent(with: message) } else { enqueue(message) }
+            if immediate && !immediateWaits {
+                preemptCurrent(with: message)
+            } else if immediate {
+                enqueueAtHead(message)
+            } else {
+                enqueue(message)
+            }
         }
     }
 
@@ -155,7 +162,12 @@ extension OverlayEngine {
         guard changed != old else { return .success(old) }
         if isCurrent {
             if valid.kind != nil || valid.priority != nil { changed.priority = priority(of: changed) }
+            let textRises = changed.text != old.text && changeRises
             current = changed
+            if textRises {
+                completeRise(at: now)
+                startRise(from: old, at: now)
+            }
         } else {
             updateWaiting(id: id, to: changed, from: old)
         }
@@ -193,18 +205,27 @@ extension OverlayEngine {
             startHide(at: time)
             return
         }
+        completeRise(at: time)
+        let outgoing = changeRises ? current : nil
         var next = queue.removeFirst()
         next.markShown(at: time)
         current = next
-        // While the show animation still runs, display time starts at its end.
-        if phase != .showing { beginDisplay(at: time) }
+        if let outgoing {
+            // Fully shown, and its time started, at the rise's end.
+            startRise(from: outgoing, at: time)
+        } else if phase != .showing {
+            // While the show animation still runs, display time starts at its end.
+            beginDisplay(at: time)
+        }
     }
 
     /// An immediate message takes the shown one's place. A sticky one goes back to the head of the
     /// queue and starts its time again when shown again; any other ends as `preempted`.
     // Messages are moved out of `current` and back rather than copied where the code allows: a
     // copy of a message retains its strings, and the copy written back releases them again.
-    private mutating func preemptCurrent(with message: consuming Message) {
+    mutating func preemptCurrent(with message: consuming Message) {
+        completeRise(at: now)
+        let outgoing = changeRises ? current : nil
         if var replaced = current.take(), !replaced.state.hasEnded {
             // Sticky is what its timer says once displayed: a sending message whose progress reached
             // 1 is ending, and ends as preempted rather than coming back.
@@ -223,7 +244,11 @@ extension OverlayEngine {
         }
         message.markShown(at: now)
         current = message
-        if phase != .showing { beginDisplay(at: now) }
+        if let outgoing {
+            startRise(from: outgoing, at: now)
+        } else if phase != .showing {
+            beginDisplay(at: now)
+        }
     }
 
     // MARK: - Timers
@@ -297,7 +322,7 @@ extension OverlayEngine {
         if let deadline = current.deadline {
             guard !current.expiresAtDeadline else { return stickyRetry }
             end = deadline
-        } else if phase == .showing, let show = transition {
+        } else if phase == .showing || isRising, let show = transition {
             switch lifetime(of: current) {
             case .finite(let length): end = show.end + length
             case .sticky: return stickyRetry

@@ -5,7 +5,7 @@ extension OverlayEngine {
         EngineState(
             version: version, nextID: nextID, now: now, device: device.name, presentation: presentation,
             orientation: orientation,
-            rotationTarget: rotationTarget, phase: phase, transition: transition, currentID: current?.id,
+            rotationTarget: rotationTarget, phase: phase, transition: transition, rise: rise, currentID: current?.id,
             headOrder: headOrder, tailOrder: tailOrder, statusBar: statusBar.record,
             statusBarTransient: statusBar.transient, leaving: leaving,
             heldSince: heldSince, wallClockEpoch: configuration.wallClockEpoch, announcementVersion: announcementVersion
@@ -134,6 +134,7 @@ extension OverlayEngine {
         engine.rotationTarget = state.rotationTarget
         engine.phase = state.phase
         engine.transition = state.transition
+        engine.rise = state.rise
         engine.headOrder = state.headOrder
         engine.tailOrder = state.tailOrder
         if let record = state.statusBar {

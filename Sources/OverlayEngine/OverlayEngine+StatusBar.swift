@@ -69,7 +69,7 @@ extension OverlayEngine {
             phase = .visible
             transition = nil
         case .visible:
-            break
+            completeRise(at: now)
         }
         leaving = current.take()
         // A message whose time ended during a rotation has ended for good: it is only drawn away.

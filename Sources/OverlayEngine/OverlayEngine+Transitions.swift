@@ -43,6 +43,7 @@ extension OverlayEngine {
             finishHide(at: now)
         case .visible:
             guard target != orientation else { return false }
+            completeRise(at: now)
             startRotatingOut(from: 1, to: target, at: now)
         }
         version += 1
@@ -57,6 +58,8 @@ extension OverlayEngine {
         applying { engine in
             engine.reach(time)
             guard target != engine.presentation else { return false }
+            // A rise is measured in the old frame's content height: the new frame starts at rest.
+            engine.completeRise(at: engine.now)
             let oldHeight = engine.windowHeight
             engine.presentation = target
             engine.rescaleSlide(from: oldHeight)
@@ -68,6 +71,7 @@ extension OverlayEngine {
     private mutating func applyDevice(_ profile: DeviceProfile, at time: Instant) -> Bool {
         reach(time)
         guard profile != device else { return false }
+        completeRise(at: now)
         let oldHeight = windowHeight
         device = profile
         rescaleSlide(from: oldHeight)
@@ -109,6 +113,7 @@ extension OverlayEngine {
     /// Hides from wherever the overlay is now: a hide that interrupts a show moves at the hide's
     /// speed over the distance that remains, as a rotation's fade-out does.
     mutating func startHide(at time: Instant) {
+        completeRise(at: time)
         let height = windowHeight
         let state = motion(at: time)
         let next: Transition

@@ -24,8 +24,11 @@ public struct OverlayEngine: Hashable, Sendable {
     /// Where a rotation in `rotatingOut` is heading.
     public internal(set) var rotationTarget: Orientation?
     public internal(set) var phase: Phase = .hidden
-    /// The animation of the current phase (`showing`, `hiding`, `rotatingOut`, `rotatingIn`).
+    /// The animation of the current phase (`showing`, `hiding`, `rotatingOut`, `rotatingIn`), or
+    /// the rise of a new label while `visible`.
     public internal(set) var transition: Transition?
+    /// The outgoing label of the rise that runs; nil when none does.
+    public internal(set) var rise: Rise?
     /// The message on the overlay. It may have ended and still be drawn: while the overlay hides,
     /// and, during a rotation, until `rotatingIn` ends.
     public internal(set) var current: Message? {
@@ -195,6 +198,7 @@ public struct OverlayEngine: Hashable, Sendable {
             case .statusBarEnds: statusBar.advance(to: time)
             case .holdEnds: endHold(at: time)
             case .scheduledTimeComes: scheduledTimeCame(at: time)
+            case .minimumVisibleEnds: minimumVisibleEnded(at: time)
             }
             version += 1
             noteAnnouncement()
@@ -218,6 +222,7 @@ public struct OverlayEngine: Hashable, Sendable {
         case statusBarEnds
         case holdEnds
         case scheduledTimeComes
+        case minimumVisibleEnds
     }
 
     /// A waiting message's expiry wins every tie: at that instant it is no longer there to show.
@@ -237,6 +242,11 @@ public struct OverlayEngine: Hashable, Sendable {
             next = (end, .messageEnds)
         }
         if let end = transition?.end, next.map({ end < $0.time }) ?? true { next = (end, .transitionEnds) }
+        // After the shown message's end: a message whose time ends then is replaced by the waiting
+        // one as any next message would be.
+        if let end = minimumVisibleDeadline, next.map({ end < $0.time }) ?? true {
+            next = (end, .minimumVisibleEnds)
+        }
         if let end = statusBar.nextDeadline, next.map({ end < $0.time }) ?? true { next = (end, .statusBarEnds) }
         if let end = holdDeadline, next.map({ end < $0.time }) ?? true { next = (end, .holdEnds) }
         if let due = scheduled.first?.scheduledFor, next.map({ due < $0.time }) ?? true {
@@ -264,7 +274,9 @@ public struct OverlayEngine: Hashable, Sendable {
             startRotatingIn(at: time)
         case .rotatingIn:
             finishRotation(at: time)
-        case .hidden, .visible:
+        case .visible:
+            completeRise(at: time)
+        case .hidden:
             transition = nil
         }
     }

@@ -55,6 +55,14 @@ public struct OverlaySnapshot: Hashable, Sendable {
     public var alpha: Double
     public var message: Message?
     public var label: Label?
+    /// The label rising out during a rise (its text and frame); nil when no rise runs.
+    public var outgoing: Label?
+    /// The incoming label's offset from its resting y: Hc to 0 during a rise, else 0. The label
+    /// moves by it, and the outgoing label by it less Hc.
+    public var labelOffset: Double = 0
+    /// The outgoing label's y less contentOffset and labelOffset: its resting y less Hc, which a
+    /// version's template adds the moving offsets to.
+    public var outgoingBaseY: Double = 0
     /// Drawn in `fullWidth` and `pill` only.
     public var subtitle: Label?
     public var accessory: Accessory?
@@ -93,17 +101,24 @@ public struct MovingValues: Hashable, Sendable {
     public var alpha: Double
     public var statusBarAlpha: Double
     public var statusBarOffset: Double
+    /// During a rise, the incoming label's offset from its resting y.
+    public var labelOffset: Double
 
     public init(_ overlay: OverlaySnapshot) {
         now = overlay.now
+        labelOffset = overlay.labelOffset
         contentOffset = overlay.contentOffset
         alpha = overlay.alpha
         statusBarAlpha = overlay.statusBar.alpha
         statusBarOffset = overlay.statusBar.offset
     }
 
-    init(now: Instant, contentOffset: Double, alpha: Double, statusBarAlpha: Double, statusBarOffset: Double) {
+    init(
+        now: Instant, contentOffset: Double, alpha: Double, statusBarAlpha: Double, statusBarOffset: Double,
+        labelOffset: Double
+    ) {
         self.now = now
+        self.labelOffset = labelOffset
         self.contentOffset = contentOffset
         self.alpha = alpha
         self.statusBarAlpha = statusBarAlpha
@@ -119,7 +134,7 @@ extension OverlayEngine {
         let (contentOffset, alpha) = motion(at: at)
         return MovingValues(
             now: at, contentOffset: contentOffset, alpha: alpha, statusBarAlpha: statusBar.alpha(at: at),
-            statusBarOffset: statusBar.offset(at: at, height: device.statusBarHeight))
+            statusBarOffset: statusBar.offset(at: at, height: device.statusBarHeight), labelOffset: labelOffset(at: at))
     }
 
     /// The message the overlay draws: none while hidden; while it hides beside the status bar,
@@ -145,7 +160,13 @@ extension OverlayEngine {
         let measured = shown.map { measure($0) }
         let resting = shown.map { layout(of: $0, measured: measured!) }
         let placed = resting?.shifted(by: contentOffset)
-        return OverlaySnapshot(
+        let labelOffset = self.labelOffset(at: time)
+        let label = shown.map { message in
+            var frame = placed!.label
+            frame.y += labelOffset
+            return Label(text: message.text, frame: frame, textWidth: measured!.title)
+        }
+        var snapshot = OverlaySnapshot(
             version: version,
             now: time,
             phase: phase,
@@ -156,7 +177,7 @@ extension OverlayEngine {
             contentOffset: contentOffset,
             alpha: alpha,
             message: shown,
-            label: shown.map { Label(text: $0.text, frame: placed!.label, textWidth: measured!.title) },
+            label: label,
             subtitle: placed?.subtitle.flatMap { frame in
                 shown?.subtitle.map { Label(text: $0, frame: frame, textWidth: measured?.subtitle ?? 0) }
             },
@@ -181,6 +202,18 @@ extension OverlayEngine {
             restingLayout: resting,
             announcementVersion: announcementVersion
         )
+        if isRising, let rise, let label {
+            let distance = transition?.from ?? 0
+            snapshot.labelOffset = labelOffset
+            snapshot.outgoingBaseY = rise.restingY - distance
+            snapshot.outgoing = Label(
+                text: rise.text,
+                frame: Rect(
+                    // Added in the order a version's template adds them, to the same last bit.
+                    x: label.frame.x, y: snapshot.outgoingBaseY + contentOffset + labelOffset,
+                    width: label.frame.width, height: rise.height))
+        }
+        return snapshot
     }
 
     /// The spinner of a kind that shows activity, else the message's icon, else nothing.

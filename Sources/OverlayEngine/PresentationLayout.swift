@@ -60,6 +60,19 @@ public struct PresentationLayout: Hashable, Sendable {
         }
     }
 
+    /// The height Hc of the content area a label rises through: h in `statusBar`, c in
+    /// `fullWidth`, P in `pill`, whatever the label's own height.
+    public static func contentHeight(
+        _ presentation: Presentation, device: DeviceProfile, orientation: Orientation,
+        pillHeight: Double = PresentationMetrics.pillHeight
+    ) -> Double {
+        switch presentation.resolved(on: device) {
+        case .statusBar, .auto: device.statusBarHeight
+        case .fullWidth: PresentationMetrics.fullWidthContentHeight(safeArea: device.topSafeArea(in: orientation))
+        case .pill: pillHeight
+        }
+    }
+
     /// The layout at `input.contentOffset`: the layout at rest (offset 0) with every y moved by
     /// the offset, so that a reader of the resting frames draws the same numbers.
     public init(_ input: Input) {

@@ -1,8 +1,11 @@
-/// One property moving linearly (or along the configured curve) from `from` to `to`.
+/// One property moving linearly (or along the configured curve) from `from` to `to`; a bounce
+/// and a rise have curves of their own.
 public struct Transition: Hashable, Sendable {
     public enum Property: String, Hashable, Sendable {
         case contentOffset
         case alpha
+        /// The incoming label's offset from its resting y during a rise: Hc to 0.
+        case labelOffset
     }
 
     public var property: Property
@@ -34,6 +37,8 @@ public struct Transition: Hashable, Sendable {
         // A bounce is written as the distance still to go, to − (to − from)(1 − b): from −Hw to 0
         // that is exactly −Hw × (1 − b(p)), the curve's own form.
         if bounces { return to - (to - from) * (1 - Curve.easeOutBounce(fraction)) }
+        // A rise eases in and out whatever the configured curve, as MTStatusBarOverlay's does.
+        if property == .labelOffset { return from + (to - from) * Curve.easeInOut.value(at: fraction) }
         return from + (to - from) * curve.value(at: fraction)
     }
 }

@@ -82,6 +82,20 @@ struct ChannelRow {
         set { if let newValue { state.transition?.bounces = newValue } }
     }
 
+    // The outgoing label of a rise under way, the same way: three columns, the text first.
+    var riseText: String? {
+        get { state.rise?.text }
+        set { state.rise = newValue.map { Rise(text: $0, restingY: 0, height: 0) } }
+    }
+    var riseRestingY: Double? {
+        get { state.rise?.restingY }
+        set { if let newValue { state.rise?.restingY = newValue } }
+    }
+    var riseHeight: Double? {
+        get { state.rise?.height }
+        set { if let newValue { state.rise?.height = newValue } }
+    }
+
     // The status bar's running hide or show, the same way: five columns, the animation first.
     var statusBarMotionAnimation: StatusBarAnimation? {
         get { state.statusBarTransient.motion?.animation }

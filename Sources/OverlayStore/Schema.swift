@@ -73,6 +73,9 @@ enum Schema {
             Column("transition_bounces", \.transitionBounces),
             Column("held_since_ns", \.state.heldSince),
             Column("wall_clock_epoch_ns", \.state.wallClockEpoch),
+            Column("rise_text", \.riseText),
+            Column("rise_resting_y", \.riseRestingY),
+            Column("rise_height", \.riseHeight),
             Column("announcement_version", \.state.announcementVersion),
         ])
 
@@ -327,12 +330,22 @@ enum Schema {
             """
         ),
         (
+            // The outgoing label of a rise under way (docs/MODEL.md §14): what a rollback
+            // restores; a restart shows the message again from the start.
+            8,
+            """
+            ALTER TABLE channels ADD COLUMN rise_text TEXT;
+            ALTER TABLE channels ADD COLUMN rise_resting_y REAL;
+            ALTER TABLE channels ADD COLUMN rise_height REAL;
+            """
+        ),
+        (
             // The reader's side (docs/MODEL.md §14): what a tap on a message opens, its actions
             // and its last taps (JSON arrays, null when empty; a tap's time in nanoseconds), the
             // label VoiceOver reads instead of its words, in both tables that hold messages; and
             // the version at which the channel's announcement last changed (null in a row from
             // before: a restart takes its own version).
-            8,
+            9,
             """
             ALTER TABLE channels ADD COLUMN announcement_version INTEGER;
             ALTER TABLE messages ADD COLUMN click TEXT;

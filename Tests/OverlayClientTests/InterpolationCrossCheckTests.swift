@@ -5,7 +5,8 @@ import Testing
 
 /// `Overlay.at(_:)` against the server itself: the snapshot taken as an animation starts,
 /// interpolated to an instant, equals `GET /overlay` once the manual clock is moved there, at 200
-/// instants through a slide-in, a rotation (fade out, fade in), a hide and an eased fade-in.
+/// instants through a slide-in, a rotation (fade out, fade in), a hide and an eased fade-in, and
+/// through rises in two presentations.
 @Suite("Interpolation against the server")
 struct InterpolationCrossCheckTests {
     /// 40 instants in [start, start + duration): the start itself, then irregular ones (a fixed
@@ -33,7 +34,11 @@ struct InterpolationCrossCheckTests {
             let expected = snapshot.at(instant)
             let differences = try Self.differences(expected, actual)
             #expect(differences.isEmpty, "at \(instant): \(differences)", sourceLocation: sourceLocation)
-            seen.insert(animation.property == .alpha ? actual.alpha : actual.contentOffset)
+            switch animation.property {
+            case .alpha: seen.insert(actual.alpha)
+            case .labelOffset: seen.insert(actual.label?.frame.y ?? 0)
+            default: seen.insert(actual.contentOffset)
+            }
             compared += 1
         }
         // The instants were inside the animation: the value moved at nearly every one.
@@ -146,5 +151,25 @@ struct InterpolationCrossCheckTests {
             fadeIn.animation
                 == Animation(property: .alpha, from: 0, to: 1, start: 3.5, duration: 0.25, curve: .easeInOut))
         #expect(try await Self.crossCheck(fadeIn, client: client, seed: 5) == 40)
+    }
+
+    /// A rise (`messageChange: rise`): both labels from the one snapshot taken at its start, in
+    /// `statusBar` on the iPad (to the last bit) and in `fullWidth` on the iPhone 15 Pro.
+    @Test(arguments: [("ipad", "statusBar"), ("iphone-15-pro", "fullWidth")])
+    func rise(device: String, presentation: String) async throws {
+        let directory = try TemporaryDirectory()
+        let configuration = try directory.write(
+            "rise.json", #"{"messageChange": "rise", "device": "\#(device)", "presentation": "\#(presentation)"}"#)
+        let server = try await ServerProcess.start(["--clock", "manual", "--ephemeral", "--config", configuration])
+        let client = OverlayClient(url: server.url)
+        _ = try await client.post("Uploading", kind: .info, duration: 1)
+        _ = try await client.post("Uploaded", kind: .sent)
+        _ = try await client.setClock(to: 1.25)
+        let rising = try await client.overlay()
+        #expect(rising.animation?.property == .labelOffset)
+        #expect(rising.animation?.curve == .easeInOut)
+        #expect(rising.outgoing?.text == "Uploading")
+        #expect(rising.label?.text == "Uploaded")
+        #expect(try await Self.crossCheck(rising, client: client, seed: 8) == 40)
     }
 }

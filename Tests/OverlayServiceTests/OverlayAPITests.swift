@@ -14,7 +14,7 @@ struct OverlayAPITests {
     static let overlayKeys = [
         "version", "now", "phase", "orientation", "rotation", "device", "presentation", "frame", "x", "y", "width",
         "height", "contentOffset", "alpha", "message", "announcement", "announcementVersion", "label", "subtitle",
-        "accessory", "pill", "style", "activity",
+        "outgoing", "accessory", "pill", "style", "activity",
         "progressBar", "queued", "scheduled", "animation", "statusBar", "style", "hidden", "alpha", "offset", "frame",
         "x", "y",
         "width", "height", "animation", "styleFrom", "hiddenFrom", "held", "touch",
@@ -35,8 +35,7 @@ struct OverlayAPITests {
                 {"version": 0, "now": 0, "phase": "hidden", "orientation": "portrait", "rotation": 0,
                  "device": "ipad", "presentation": "statusBar", "frame": {"x": 0, "y": 0, "width": 768, "height": 20},
                  "contentOffset": -20, "alpha": 0, "message": null, "announcement": null, "announcementVersion": 0,
-                 "label": null, "subtitle": null,
-                 "accessory": null, "pill": null, "style": null,
+                 "label": null, "subtitle": null, "outgoing": null, "accessory": null, "pill": null, "style": null,
                  "activity": false, "progressBar": null, "queued": 0, "scheduled": 0, "animation": null,
                  "statusBar": {"style": "lightContent", "hidden": false, "alpha": 1, "offset": 0,
                    "frame": {"x": 0, "y": 0, "width": 768, "height": 20}, "animation": null,

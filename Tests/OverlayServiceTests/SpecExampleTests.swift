@@ -42,6 +42,7 @@ struct SpecExampleTests {
           "label": {"text": "Sending…", "frame": {"x": 30, "y": -10, "width": 708, "height": 20},
             "textWidth": \(textWidth), "truncated": false},
           "subtitle": null,
+          "outgoing": null,
           "accessory": {"kind": "activity", "icon": null, "frame": {"x": 9, "y": -8, "width": 16, "height": 16}},
           "pill": null,
           "style": {"background": "#1C1C1E", "foreground": "#FFFFFF"},

@@ -17,10 +17,10 @@ struct StorageFailureTests {
     @Test func failedCommitsAreNotAnsweredAsStored() throws {
         let directory = try TemporaryDirectory()
         let configuration = try burstConfiguration()
-        // SIGXFSZ ignored, so that a write past the limit fails with EFBIG instead of killing. The
-        // limit (in 512-byte blocks) leaves room for the write-ahead log of the schema's
-        // migrations (about 100 KB at the first start) and a few messages.
-        let script = #"trap "" XFSZ; ulimit -f 300; exec "$0" "$@""#
+        // SIGXFSZ ignored, so that a write past the limit fails with EFBIG instead of killing.
+        // The schema's migrations take about 100 KB of the log before the first message; each
+        // commit then adds a 4 KiB page, so 500 posts pass the limit whatever the block size.
+        let script = #"trap "" XFSZ; ulimit -f 1000; exec "$0" "$@""#
         let child = try ChildProcess.overlayd(
             [
                 "-c", script, try OverlaydExecutable.path(), "--port", "0", "--clock", "manual", "--data-dir",

@@ -73,6 +73,11 @@ enum ConfigurationSettings {
         Row(.seconds("hideDuration", in: 0...60), \.engine.hideDuration, "seconds of the hide animation"),
         Row(.seconds("rotationDuration", in: 0...60), \.engine.rotationDuration, "seconds of half a rotation"),
         Row(.seconds("bounceDuration", in: 0...60), \.engine.bounceDuration, "seconds of the bounce show"),
+        Row(.choice("messageChange"), \.engine.messageChange, "how the label changes while visible"),
+        Row(.seconds("riseDuration", in: 0...60), \.engine.riseDuration, "seconds of a rise"),
+        Row(
+            .seconds("minimumVisible", in: 0...60), \.engine.minimumVisible,
+            "seconds a message shows before an immediate one replaces it"),
         Row(.seconds("maxHoldSeconds", in: 0.001...3600), \.engine.maxHoldDuration, "longest hold of the overlay"),
         Row("durations", durations, \.engine.durations, "seconds each kind stays once shown"),
         Row(.seconds("completeDuration", in: 0.001...3600), \.engine.completeDuration, "seconds once complete"),

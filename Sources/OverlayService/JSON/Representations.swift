@@ -40,9 +40,20 @@ extension JSONWriter {
         }
         announcement(of: overlay)
         key("label")
-        line(overlay.label, restingY: overlay.restingLayout?.label.y, template: template)
+        line(overlay.label, restingY: overlay.restingLayout?.label.y, template: template, slot: .labelY)
         key("subtitle")
         line(overlay.subtitle, restingY: overlay.restingLayout?.subtitle?.y, template: template)
+        key("outgoing")
+        if let outgoing = overlay.outgoing {
+            beginObject()
+            key("text")
+            string(outgoing.text)
+            key("frame")
+            rect(outgoing.frame, restingY: template ? overlay.outgoingBaseY : nil, slot: .labelY)
+            endObject()
+        } else {
+            null()
+        }
         key("accessory")
         if let accessory = overlay.accessory {
             beginObject()
@@ -113,6 +124,10 @@ extension JSONWriter {
             if animation.bounces {
                 key("curve")
                 string("easeOutBounce")
+            } else if animation.property == .labelOffset {
+                // A rise eases in and out whatever the configured curve.
+                key("curve")
+                string(Curve.easeInOut.rawValue)
             } else if overlay.curve != .linear {
                 key("curve")
                 string(overlay.curve.rawValue)
@@ -142,13 +157,15 @@ extension JSONWriter {
 
     /// The label or the subtitle: its text, frame (moving with the content), measured width and
     /// whether that is wider than the frame.
-    private mutating func line(_ line: Label?, restingY: Double?, template: Bool) {
+    private mutating func line(
+        _ line: Label?, restingY: Double?, template: Bool, slot: OverlayTemplate.Slot = .contentY
+    ) {
         guard let line else { return null() }
         beginObject()
         key("text")
         string(line.text)
         key("frame")
-        rect(line.frame, restingY: template ? restingY : nil)
+        rect(line.frame, restingY: template ? restingY : nil, slot: slot)
         key("textWidth")
         number(line.textWidth)
         key("truncated")
@@ -216,13 +233,14 @@ extension JSONWriter {
         readerFields(of: message)
     }
 
-    /// With `restingY`, the y is a template's slot: the resting y plus contentOffset.
-    mutating func rect(_ rect: Rect, restingY: Double? = nil) {
+    /// With `restingY`, the y is a template's slot: the resting y plus contentOffset (and for a
+    /// label, its offset during a rise).
+    mutating func rect(_ rect: Rect, restingY: Double? = nil, slot: OverlayTemplate.Slot = .contentY) {
         beginObject()
         key("x")
         number(rect.x)
         key("y")
-        if let restingY { slot(OverlayTemplate.Slot.contentY.rawValue, base: restingY) } else { number(rect.y) }
+        if let restingY { self.slot(slot.rawValue, base: restingY) } else { number(rect.y) }
         key("width")
         number(rect.width)
         key("height")
@@ -307,6 +325,8 @@ final class OverlayTemplate: Sendable {
         case now, contentOffset, alpha, statusBarAlpha, statusBarOffset
         /// A frame's y: its resting y (the slot's base) plus contentOffset.
         case contentY
+        /// A label's y: its resting y plus contentOffset plus the rise's labelOffset.
+        case labelY
     }
 
     let version: UInt64
@@ -347,6 +367,7 @@ final class OverlayTemplate: Sendable {
             case .contentOffset: writer.rawNumber(values.contentOffset)
             case .alpha: writer.rawNumber(values.alpha)
             case .contentY: writer.rawNumber(bases[index] + values.contentOffset)
+            case .labelY: writer.rawNumber(bases[index] + values.contentOffset + values.labelOffset)
             case .statusBarAlpha: writer.rawNumber(values.statusBarAlpha)
             case .statusBarOffset: writer.rawNumber(values.statusBarOffset)
             }
