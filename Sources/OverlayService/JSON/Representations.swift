@@ -262,8 +262,9 @@ struct OverlayEncoder: Sendable {
     /// How much an event stream may hold for a slow client before it keeps only the latest event.
     var streamBufferBytes: Int
 
-    /// Room for an overlay with its status bar, so that encoding one does not grow the buffer.
-    static let overlayCapacity = 1024
+    /// Room for an overlay with its status bar, so that encoding one does not grow the buffer: a
+    /// shown message's is about 1.1 KB with the reader's side (§14), a pill's with a subtitle 1.4 KB.
+    static let overlayCapacity = 1536
 
     func body(_ overlay: OverlaySnapshot) -> [UInt8] {
         var writer = JSONWriter(capacity: OverlayEncoder.overlayCapacity)
