@@ -41,64 +41,67 @@ public struct Message: Hashable, Sendable {
     public var text: String
     /// A second, smaller line under the text (drawn in `fullWidth` and `pill`).
     public var subtitle: String? {
-        get { extras.subtitle }
+        get { boxed?.value.subtitle }
         set { extras.subtitle = newValue }
     }
     /// An emoji or a few characters drawn beside the text when the kind shows no spinner.
     public var icon: String? {
-        get { extras.icon }
+        get { boxed?.value.icon }
         set { extras.icon = newValue }
     }
     /// When a scheduled message joins the queue (it stays once it has joined, as a record).
     public var scheduledFor: Instant? {
-        get { extras.scheduledFor }
+        get { boxed?.value.scheduledFor }
         set { extras.scheduledFor = newValue }
     }
     /// How long it may wait in the queue before it ends `expired`, counted from joining it.
     public var expires: Interval? {
-        get { extras.expires }
+        get { boxed?.value.expires }
         set { extras.expires = newValue }
     }
     /// When it joined the queue: when posted, or when its scheduled time came; nil while it
     /// waits for it (and if it never joined). Kept only for a scheduled one: the others joined
     /// when posted, and a message with no rare field allocates nothing.
     public var joinedAt: Instant? {
-        get { extras.joinedAt ?? (extras.scheduledFor == nil ? postedAt : nil) }
+        get { boxed?.value.joinedAt ?? (boxed?.value.scheduledFor == nil ? postedAt : nil) }
         // A store sets every column: a join time that says what the others already do is not kept.
         set { extras.joinedAt = newValue == postedAt && extras.scheduledFor == nil ? nil : newValue }
     }
     /// When it ends `expired` if it is still waiting: `joinedAt + expires`, until it is first shown.
     public var expiresAt: Instant? {
-        get { extras.expiresAt }
+        get { boxed?.value.expiresAt }
         set { extras.expiresAt = newValue }
     }
     /// What a tap on the overlay opens (a URL with a scheme); nil for nothing.
     public var click: String? {
-        get { extras.click }
+        get { boxed?.value.click }
         set { extras.click = newValue }
     }
     /// The buttons a reader may draw beside the message, at most 3.
     public var actions: [MessageAction] {
-        get { extras.actions }
+        get { boxed?.value.actions ?? [] }
         set { extras.actions = newValue }
     }
     /// What VoiceOver reads instead of the announcement made of kind, text, subtitle and progress.
     public var accessibilityLabel: String? {
-        get { extras.accessibilityLabel }
+        get { boxed?.value.accessibilityLabel }
         set { extras.accessibilityLabel = newValue }
     }
     /// The readers' last taps on it, oldest first, at most `Tap.kept`.
     public var taps: [Tap] {
-        get { extras.taps }
+        get { boxed?.value.taps ?? [] }
         set { extras.taps = newValue }
     }
     /// Whether it has none of the reader's fields (`click`, `actions`, `accessibilityLabel`,
     /// `taps`): the answer most messages give, which the JSON writes without looking at each.
     public var hasNoReaderFields: Bool {
-        guard let value = boxed?.value else { return true }
-        return value.click == nil && value.actions.isEmpty && value.accessibilityLabel == nil && value.taps.isEmpty
+        guard let box = boxed else { return true }
+        return box.value.click == nil && box.value.actions.isEmpty && box.value.accessibilityLabel == nil
+            && box.value.taps.isEmpty
     }
     /// The fields most messages leave empty, boxed: a message is copied several times per write.
+    /// Read through the box (`boxed?.value.subtitle`), so that a message without them makes no
+    /// empty `MessageExtras` to read one field of.
     private var boxed: Boxed<MessageExtras>?
     private var extras: MessageExtras {
         get { boxed?.value ?? MessageExtras() }
@@ -169,9 +172,7 @@ extension Message {
     /// click, actions, accessibility label, taps): what the containers that hold it add up, so
     /// that a server can bound its memory without walking its messages.
     public var textBytes: Int {
-        let common = text.utf8.count + (key?.utf8.count ?? 0)
-        guard let extras = boxed?.value else { return common }
-        return common + extras.textBytes
+        text.utf8.count + (key?.utf8.count ?? 0) + (boxed?.value.textBytes ?? 0)
     }
 
     /// It becomes the shown message: from now on `expires` no longer applies.

@@ -5,42 +5,42 @@ public struct MessageInput: Hashable, Sendable {
     public var text: String?
     /// `.some(nil)` is an explicit `null`: the subtitle is removed.
     public var subtitle: String?? {
-        get { extras.subtitle }
+        get { boxed?.value.subtitle }
         set { extras.subtitle = newValue }
     }
     /// `.some(nil)` is an explicit `null`: the icon is removed.
     public var icon: String?? {
-        get { extras.icon }
+        get { boxed?.value.icon }
         set { extras.icon = newValue }
     }
     /// Wait this long before joining the queue (`scheduled` until then).
     public var delay: Interval? {
-        get { extras.delay }
+        get { boxed?.value.delay }
         set { extras.delay = newValue }
     }
     /// Join the queue at this time instead (`delay` and `at` are never both given).
     public var at: ScheduleTime? {
-        get { extras.at }
+        get { boxed?.value.at }
         set { extras.at = newValue }
     }
     /// How long the message may wait in the queue before it ends `expired`.
     public var expires: Interval? {
-        get { extras.expires }
+        get { boxed?.value.expires }
         set { extras.expires = newValue }
     }
     /// What a tap on the overlay opens; `.some(nil)` is an explicit `null`: removed.
     public var click: String?? {
-        get { extras.click }
+        get { boxed?.value.click }
         set { extras.click = newValue }
     }
     /// The message's buttons, all of them; an empty list (or `null`) removes them.
     public var actions: [MessageAction]? {
-        get { extras.actions }
+        get { boxed?.value.actions }
         set { extras.actions = newValue }
     }
     /// What VoiceOver reads instead of the announcement; `.some(nil)` removes it.
     public var accessibilityLabel: String?? {
-        get { extras.accessibilityLabel }
+        get { boxed?.value.accessibilityLabel }
         set { extras.accessibilityLabel = newValue }
     }
     /// Boxed, as a message's rare fields are: most inputs set none, and an input is copied on its way in.

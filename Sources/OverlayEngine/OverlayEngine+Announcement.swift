@@ -10,19 +10,51 @@ extension OverlayEngine {
         // start of an event, the end of one that changed nothing) are skipped.
         guard announcementNotedAt != version else { return }
         announcementNotedAt = version
-        let drawn: Message? = phase == .hidden ? nil : current ?? leaving
-        let now = drawn.map(Announced.init)
-        guard now != announced else { return }
-        announced = now
+        guard !announcesDrawn else { return }
+        announced = drawnAnnouncement
         announcementVersion = version
+    }
+
+    /// Whether `announced` is what the drawn message announces, compared field by field in place
+    /// (a progress step, a tap, a slide's end): no `Announced` is made or copied for it.
+    private var announcesDrawn: Bool {
+        guard phase != .hidden else { return announced == nil }
+        if let id = current?.id {
+            return announced?.describes(
+                id: id, accessibilityLabel: current?.accessibilityLabel, kind: current?.kind, text: current?.text,
+                subtitle: current?.subtitle, progress: current?.progress) ?? false
+        }
+        if let id = leaving?.id {
+            return announced?.describes(
+                id: id, accessibilityLabel: leaving?.accessibilityLabel, kind: leaving?.kind, text: leaving?.text,
+                subtitle: leaving?.subtitle, progress: leaving?.progress) ?? false
+        }
+        return announced == nil
     }
 
     /// What the drawn message announces, taken as announced already: an engine rebuilt exactly
     /// as it was keeps the version it had for it.
     mutating func noteAnnouncementRestored() {
-        let drawn: Message? = phase == .hidden ? nil : current ?? leaving
-        announced = drawn.map(Announced.init)
+        announced = drawnAnnouncement
         announcementNotedAt = version
+    }
+
+    /// What the drawn message (none while hidden; the one hiding beside the status bar) announces.
+    /// Read field by field through the optionals: binding the message would copy all of it, and
+    /// retain every string it holds, on every event that changes something.
+    private var drawnAnnouncement: Announced? {
+        guard phase != .hidden else { return nil }
+        if let id = current?.id {
+            return Announced(
+                id: id, accessibilityLabel: current?.accessibilityLabel, kind: current?.kind, text: current?.text,
+                subtitle: current?.subtitle, progress: current?.progress)
+        }
+        if let id = leaving?.id {
+            return Announced(
+                id: id, accessibilityLabel: leaving?.accessibilityLabel, kind: leaving?.kind, text: leaving?.text,
+                subtitle: leaving?.subtitle, progress: leaving?.progress)
+        }
+        return nil
     }
 }
 
@@ -36,19 +68,31 @@ struct Announced: Hashable, Sendable {
     var subtitle: String?
     var percent: Int?
 
-    init(_ message: Message) {
-        id = message.id
-        if let label = message.accessibilityLabel {
+    init(
+        id: Int64, accessibilityLabel: String?, kind: MessageKind?, text: String?, subtitle: String?, progress: Double?
+    ) {
+        self.id = id
+        if let accessibilityLabel {
             // The label replaces the rest: a change of text under it says nothing new.
-            accessibilityLabel = label
-            kind = .info
-            text = ""
+            self.accessibilityLabel = accessibilityLabel
+            self.kind = .info
+            self.text = ""
         } else {
-            kind = message.kind
-            text = message.text
-            subtitle = message.subtitle
-            percent = message.progress.map(Message.spokenPercent)
+            self.kind = kind ?? .info
+            self.text = text ?? ""
+            self.subtitle = subtitle
+            percent = progress.map(Message.spokenPercent)
         }
+    }
+
+    /// Whether the message of these fields announces this: what `init` would make, `==` to it.
+    func describes(
+        id: Int64, accessibilityLabel: String?, kind: MessageKind?, text: String?, subtitle: String?, progress: Double?
+    ) -> Bool {
+        guard self.id == id else { return false }
+        if let accessibilityLabel { return self.accessibilityLabel == accessibilityLabel }
+        return self.accessibilityLabel == nil && self.kind == kind && self.text == text && self.subtitle == subtitle
+            && percent == progress.map(Message.spokenPercent)
     }
 }
 
