@@ -79,7 +79,7 @@ const STYLE = `
 /* The pill's window ends at its bottom edge: its shadow may fall below (the screen still clips a slide). */
 #overlay.pill{overflow:visible}
 .text{position:absolute;display:flex;align-items:center;justify-content:center;font-family:var(--text);font-weight:400;font-synthesis:none;font-kerning:normal;white-space:nowrap}
-#overlay.notch #label{align-items:flex-end}
+#overlay.notch #label,#overlay.notch #outgoing{align-items:flex-end}
 .text>span{max-width:100%;overflow:hidden;text-overflow:ellipsis;line-height:1.15}
 #subtitle{opacity:.85}
 #accessory{position:absolute;display:flex;align-items:center;justify-content:center}
@@ -99,6 +99,7 @@ const OVERLAY_HTML = `
   <div id="overlay-bg" part="surface"></div>
   <div id="pill" part="surface" hidden></div>
   <div id="label" class="text"><span id="label-text"></span></div>
+  <div id="outgoing" class="text" hidden><span id="outgoing-text"></span></div>
   <div id="subtitle" class="text" hidden><span id="subtitle-text"></span></div>
   <div id="accessory" hidden><div id="spinner" hidden></div><span id="icon" hidden></span></div>
   <div id="bar" hidden><div id="bar-cap-left"></div><div id="bar-fill"></div><div id="bar-cap-right"></div></div>
@@ -193,13 +194,28 @@ function windowSize(ov) {
 // `at(frame, how)` turns a frame of the JSON (the window's own points) into the box it is drawn
 // at: each layout moves the content by the animation's offset and places it in its own way.
 
-function drawText(el, inner, value, at, style, size) {
+function drawText(el, inner, value, at, style, size, lift = 0, clip = null) {
   el.hidden = !value;
   if (!value) return;
-  box(el, at(value.frame, 'text'));
+  const f = value.frame;
+  const b = at({x: f.x, y: f.y + lift, width: f.width, height: f.height}, 'text');
+  box(el, b);
   set(el, 'color', style.foreground);
   set(el, 'fontSize', size + 'px');
   text(inner, value.text);
+  // During a rise each label shows only inside the content area, as it does in the bar it rises through.
+  const above = clip ? Math.max(0, clip.y - b.y) : 0;
+  const below = clip ? Math.max(0, b.y + b.height - clip.y - clip.height) : 0;
+  set(el, 'clipPath', clip ? 'inset(' + above + 'px 0px ' + below + 'px 0px)' : 'none');
+}
+// The content area a rise clips both labels to (docs/MODEL.md §14): the pill, else the window's
+// bottom Hc (h in statusBar, c in fullWidth); null when no rise runs.
+function riseArea(ov) {
+  const a = ov.animation;
+  if (!a || a.property !== 'labelOffset') return null;
+  if (ov.pill) return ov.pill.frame;
+  const {length, thick} = windowSize(ov);
+  return {x: 0, y: thick - a.from + ov.contentOffset, width: length, height: a.from};
 }
 function drawAccessory($, ov, at, style) {
   const a = ov.accessory || null;
@@ -225,9 +241,14 @@ function drawProgress($, ov, at, style) {
 function overlayStyle(ov) {
   return ov.style || {background: 'transparent', foreground: '#ffffff'};
 }
-function drawContent($, ov, at, titleSize) {
+function drawContent($, ov, at, titleSize, t) {
   const style = overlayStyle(ov);
-  drawText($('label'), $('label-text'), ov.label, at, style, titleSize);
+  // A rise moves both labels by the change of labelOffset since the snapshot was taken.
+  const area = riseArea(ov);
+  const lift = area ? animated(ov.animation, ['labelOffset'], 0, t) - animated(ov.animation, ['labelOffset'], 0, ov.now) : 0;
+  const clip = area ? at(area, 'area') : null;
+  drawText($('label'), $('label-text'), ov.label, at, style, titleSize, lift, clip);
+  drawText($('outgoing'), $('outgoing-text'), area ? ov.outgoing : null, at, style, titleSize, lift, clip);
   drawText($('subtitle'), $('subtitle-text'), ov.subtitle, at, style, settings.subtitleSize || 12);
   drawAccessory($, ov, at, style);
   drawProgress($, ov, at, style);

@@ -219,8 +219,9 @@ class DeviceView {
       set(pill, 'borderRadius', ov.pill.cornerRadius + 'px');
       set(pill, 'background', style.background);
     }
-    drawContent($, ov, at, notched ? 11 : settings.titleSize || 13);
+    drawContent($, ov, at, notched ? 11 : settings.titleSize || 13, t);
     set($('label'), 'paddingBottom', notched ? '2.5px' : '0px');
+    set($('outgoing'), 'paddingBottom', notched ? '2.5px' : '0px');
   }
 }
 
@@ -278,7 +279,7 @@ class BarView {
       if (how === 'text') { const right = Math.min(span, x + width); x = Math.max(0, x); width = Math.max(0, right - x); }
       return {x, y, width, height: f.height};
     };
-    drawContent($, ov, at, settings.titleSize || 13);
+    drawContent($, ov, at, settings.titleSize || 13, t);
   }
 }
 
