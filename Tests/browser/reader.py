@@ -1,5 +1,6 @@
 """Scenarios of the reader's side (docs/MODEL.md §14) on the preview page: the rise half way in each
-presentation, checked against the JSON and clipped to the content area."""
+presentation, checked against the JSON and clipped to the content area; the history drawer a tap
+on the status bar opens."""
 
 from drawing import expect_drawn, open_preview
 
@@ -49,4 +50,53 @@ def rise_halfway(check, context):
         context.stop_all()
 
 
-SCENARIOS = [rise_halfway]
+def ended_five_ways(server):
+    """Six messages that end each way there is, the last one shown: done, preempted, cancelled,
+    expired, dismissed, then "Last" (done). Returns their texts, the most recently ended first."""
+    server.post("Report sent", "sent", duration=0.5)
+    server.advance(1)
+    server.post("Uploading video…", duration=5)
+    server.advance(0.5)
+    server.post("Upload failed", "failed", immediate=True, duration=5)
+    waiting = server.post("Syncing notes", expires=1)
+    cancelled = server.post("Backup queued")
+    server.json("DELETE", f"/messages/{cancelled['id']}")
+    server.advance(1.5)
+    server.json("POST", "/overlay/dismiss")
+    server.json("POST", "/overlay/release")
+    server.post("Last", duration=0.5)
+    # Ended at 4, hidden at 4.25: nothing covers the status bar.
+    server.advance(1.5)
+    assert waiting["id"] > 0
+    return ["Last", "Upload failed", "Syncing notes", "Backup queued", "Uploading video…"]
+
+
+def history_drawer(check, context):
+    """A tap on the device's status bar opens the drawer: the channel's last five ended messages,
+    the most recently ended first, each with its kind and how it ended; a second tap closes it."""
+    for device in ["iphone-15-pro", "ipad"]:
+        server = context.server({"device": device})
+        browser = open_preview(context, server)
+        expected = ended_five_ways(server)
+        ended = server.json("GET", "/messages?state=ended&limit=5")["messages"]
+        check.expect([m["text"] for m in ended] == expected, f"{device}: ended {[m['text'] for m in ended]}")
+        states = [m["state"] for m in ended]
+        check.expect(states == ["done", "dismissed", "expired", "cancelled", "preempted"], f"{device}: {states}")
+        bar = browser.driver.find_element("css selector", "overlayd-overlay").shadow_root.find_element(
+            "css selector", "#statusbar")
+        bar.click()
+        browser.wait_for("return document.querySelectorAll('#drawer li').length === 5", what="the drawer's rows")
+        rows = browser.run("return [...document.querySelectorAll('#drawer li')].map((li) =>"
+                           " [li.querySelector('span').textContent, li.querySelector('small').textContent]);")
+        check.expect([r[0] for r in rows] == expected, f"{device}: drawer {rows}")
+        check.expect([r[1].split(" · ")[1] for r in rows] == states, f"{device}: drawer states {rows}")
+        shown = browser.run("const d = document.getElementById('drawer'); const b = d.getBoundingClientRect();"
+                            "return [!d.hidden, b.width > 0 && b.height > 0];")
+        check.expect(shown == [True, True], f"{device}: the drawer is not drawn: {shown}")
+        context.screenshot(browser, f"history-drawer-{device}")
+        bar.click()
+        browser.wait_for("return document.getElementById('drawer').hidden", what="the drawer closing")
+        context.stop_all()
+
+
+SCENARIOS = [rise_halfway, history_drawer]

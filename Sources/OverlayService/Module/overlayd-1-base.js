@@ -63,6 +63,13 @@ const STYLE = `
 #app.light .cell{background:#fff;color:#000}
 #app.light .cell+.cell>div{border-color:#c6c6c8}
 #statusbar{overflow:hidden;z-index:5;pointer-events:none}
+/* A tap on the device's status bar is the element's "statusbartap" (iOS's scroll-to-top tap). */
+#root.device #statusbar{pointer-events:auto;cursor:pointer}
+/* What the page puts in the screen (slot "screen"): over the app, under the status bar. */
+#screen-content{position:absolute;inset:0;z-index:4;pointer-events:none}
+::slotted([slot="screen"]){pointer-events:auto}
+/* What VoiceOver would say: read by a screen reader, never drawn. */
+#announcement{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 #sb-content{position:absolute;left:0;top:0;width:100%;height:100%;display:flex;align-items:center;font-weight:600;font-family:var(--ui);color:#fff;white-space:nowrap}
 #statusbar.dark #sb-content{color:#000}
 #sb-content svg{fill:currentColor;display:block}
@@ -73,6 +80,10 @@ const STYLE = `
 #statusbar.notch #sb-content{padding-bottom:10px}#statusbar.island #sb-content{padding-top:5px}
 /* Only what is drawn takes a finger (the bar or the pill), not the window's empty corners. */
 #overlay{overflow:hidden;z-index:6;pointer-events:none}
+/* While a finger holds the overlay its message's actions show under it. */
+#overlay.open{overflow:visible}
+#actions{position:absolute;left:0;display:flex;justify-content:center;gap:8px;pointer-events:none}
+#actions button{pointer-events:auto;font:600 14px/1 var(--ui);color:#fff;background:rgba(44,44,46,.94);border:0;border-radius:14px;padding:10px 16px;box-shadow:0 3px 10px rgba(0,0,0,.35);cursor:pointer;white-space:nowrap;max-width:40%;overflow:hidden;text-overflow:ellipsis}
 #root.bar #overlay{position:absolute;left:0;top:0;transform-origin:0 0}
 #overlay-bg,#pill{position:absolute;left:0;pointer-events:auto}
 #pill{box-shadow:0 3px 10px rgba(0,0,0,.28)}
@@ -103,7 +114,9 @@ const OVERLAY_HTML = `
   <div id="subtitle" class="text" hidden><span id="subtitle-text"></span></div>
   <div id="accessory" hidden><div id="spinner" hidden></div><span id="icon" hidden></span></div>
   <div id="bar" hidden><div id="bar-cap-left"></div><div id="bar-fill"></div><div id="bar-cap-right"></div></div>
-</div>`;
+  <div id="actions" hidden></div>
+</div>
+<div id="announcement" part="announcement" aria-live="polite"></div>`;
 
 const DEVICE_HTML = `
 <div id="holder">
@@ -115,7 +128,8 @@ const DEVICE_HTML = `
         <div class="nav"><div id="app-top"></div><div class="navbar"><span>‹ Library</span><b>Uploads</b><span>Edit</span></div><div class="large">Uploads</div></div>
         <div class="list" id="list"></div>
       </div>
-      <div id="statusbar"><div id="sb-content"></div></div>
+      <div id="screen-content"><slot name="screen"></slot></div>
+      <div id="statusbar" part="statusbar"><div id="sb-content"></div></div>
       ${OVERLAY_HTML}
       <div id="notch" hidden></div>
       <div id="island" hidden></div>
