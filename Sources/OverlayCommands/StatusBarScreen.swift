@@ -7,7 +7,7 @@ import OverlayClientCore
 /// The middle row holds the label (and the spinner); the progress bar is a row of block
 /// characters, with eighth blocks at its tip, on the row its position gives (bottom: the last).
 /// contentOffset slides the rows up out of the screen; alpha blends every colour into the
-/// terminal's black.
+/// terminal's black. A rise moves the texts a row at a time.
 struct StatusBarScreen: Hashable, Sendable {
     enum Connection: Hashable, Sendable {
         case connecting
@@ -86,22 +86,35 @@ struct StatusBarScreen: Hashable, Sendable {
             textStart = min(left + 2, right)
         }
         let available = right - textStart
+        func write(_ line: String, row: Int) {
+            guard (0..<Self.barRows).contains(row) else { return }
+            var text = Array(line.map { $0.isNewline ? " " : $0 })
+            if text.count > available { text = available > 0 ? Array(text.prefix(available - 1)) + ["…"] : [] }
+            let start = textStart + (available - text.count) / 2
+            for (offset, character) in text.enumerated() {
+                var cell = content[row][start + offset]
+                // Text over the filled bar (a bar in its row) is drawn in reverse, to stay legible.
+                if progressRow == row, filled.contains(start + offset) {
+                    swap(&cell.foreground, &cell.background)
+                }
+                cell.character = character
+                content[row][start + offset] = cell
+            }
+        }
         // One row holds the title, the subtitle after it and the icon before it.
         var line = label.text
         if let subtitle = overlay.subtitle?.text { line += " · " + subtitle }
         if overlay.accessory?.kind == .icon, let icon = overlay.accessory?.icon { line = icon + " " + line }
-        var text = Array(line.map { $0.isNewline ? " " : $0 })
-        if text.count > available { text = available > 0 ? Array(text.prefix(available - 1)) + ["…"] : [] }
-        let start = textStart + (available - text.count) / 2
-        for (offset, character) in text.enumerated() {
-            var cell = content[labelRow][start + offset]
-            // Text over the filled bar (a bar in the label's row) is drawn in reverse, to stay legible.
-            if progressRow == labelRow, filled.contains(start + offset) {
-                swap(&cell.foreground, &cell.background)
-            }
-            cell.character = character
-            content[labelRow][start + offset] = cell
+        // During a rise the incoming text comes up from below the bar while the outgoing one
+        // leaves at the top: the content area's height Hc is the bar's rows.
+        var rise = 0
+        if let animation = overlay.animation, animation.property == .labelOffset, animation.from > 0,
+            let outgoing = overlay.outgoing
+        {
+            rise = Int((animation.value(at: overlay.now) / animation.from * Double(Self.barRows)).rounded())
+            write(outgoing.text, row: labelRow + rise - Self.barRows)
         }
+        write(line, row: labelRow + rise)
 
         var screen = blank
         let shift = Int((overlay.contentOffset / height * Double(Self.barRows)).rounded())

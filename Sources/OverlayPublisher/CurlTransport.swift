@@ -1,4 +1,4 @@
-import CCurl
+internal import CCurl
 
 /// POSTs through libcurl: one easy handle, reused, so that consecutive messages share one
 /// keep-alive connection to the endpoint. Messages are JSON and carry `X-EventSource-Event:

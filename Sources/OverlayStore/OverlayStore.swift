@@ -167,9 +167,11 @@ public final class OverlayStore: Sendable {
         if let resolved { completion(resolved) }
     }
 
-    /// Blocks until `sequence` is on disk; false if its commit failed.
+    /// Blocks until `sequence` is on disk; false if its commit failed, or if this store never gave
+    /// it (one from another store's run would otherwise be waited for forever).
     public func waitUntilDurable(_ sequence: UInt64) -> Bool {
         thread.withLock { locked in
+            guard sequence <= locked.state.submitted else { return false }
             while !locked.state.isResolved(sequence) && locked.state.running { locked.wait() }
             return !locked.state.failed.contains(sequence)
         }

@@ -61,6 +61,29 @@ struct CachingTests {
         #expect(try live.request("GET", "/openapi.yaml", headers: [("If-None-Match", "\"other\"")]).status == 200)
     }
 
+    /// Every fixed answer (the page, its font, the element's module, the description) is one
+    /// `StaticAnswer`: a strong tag that is its bytes' hash, `no-cache`, and 304 with no body and
+    /// the same validator to the tag in any form, `*` included; another tag is the whole answer.
+    @Test(arguments: ["/preview", "/preview/font", "/overlayd.js", "/openapi.yaml"])
+    func fixedAnswersAnswerTheirTag(path: String) throws {
+        let live = try LiveServer()
+        let first = try live.get(path)
+        #expect(first.status == 200)
+        let tag = try #require(first.header("ETag"))
+        #expect(tag == "\"\(StaticAnswer.fnv1a(first.body))\"")
+        #expect(first.header("Cache-Control") == "no-cache")
+        for condition in [tag, "W/\(tag)", "\"other\", \(tag)", "*"] {
+            let again = try live.request("GET", path, headers: [("If-None-Match", condition)])
+            #expect(again.status == 304, "\(path) \(condition)")
+            #expect(again.body.isEmpty)
+            #expect(again.header("ETag") == tag)
+            #expect(again.header("Cache-Control") == "no-cache")
+        }
+        let other = try live.request("GET", path, headers: [("If-None-Match", "\"other\"")])
+        #expect(other.status == 200)
+        #expect(other.body == first.body)
+    }
+
     /// Listed origins make the CORS answer depend on the request's: `Vary: Origin` then, on
     /// answers to requests with and without one, shared answers included.
     @Test func listedOriginsVary() throws {

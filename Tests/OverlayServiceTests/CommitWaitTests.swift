@@ -13,6 +13,18 @@ import Testing
 /// A write waiting for its commit, and the once-a-second sweep of readers whose clients left.
 @Suite("Writes waiting for their commit")
 struct CommitWaitTests {
+    /// A sequence this store never gave (one a closed store gave) is answered false at once, not
+    /// waited for forever; one it gave is true once committed.
+    @Test func aSequenceNeverGivenIsNotWaitedFor() throws {
+        let directory = try TemporaryDirectory()
+        let store = try OverlayStore(directory: directory.path)
+        store.start()
+        defer { store.close() }
+        #expect(store.waitUntilDurable(0))
+        #expect(!store.waitUntilDurable(1))
+        #expect(!store.waitUntilDurable(.max))
+    }
+
     /// A write waiting for its commit is answered once the commit is done, although its client
     /// half-closed the connection after sending (as `RawClient.request` does, and `nc -N`): the once-a-
     /// second sweep that ends readers whose clients left must not take it for gone. It once did,

@@ -37,6 +37,7 @@ struct ExactRestoreTests {
         check("statusBar.motion", a.statusBar.motion, b.statusBar.motion)
         check("statusBar.now", a.statusBar.now, b.statusBar.now)
         check("leaving", a.leaving, b.leaving)
+        check("rise", a.rise, b.rise)
         return found
     }
 
@@ -103,6 +104,12 @@ struct ExactRestoreTests {
         configuration.statusBar.appearance = appearance
         configuration.statusBar.hiddenAtLaunch = Bool.random(using: &generator)
         configuration.statusBar.animationDuration = .seconds(Double(Int.random(in: 1...6, using: &generator)) * 0.1)
+        // Half the runs rise between messages (0.6 s, so that events fall inside rises), and wait
+        // before an immediate message replaces the shown one.
+        if seed % 2 == 0 {
+            configuration.messageChange = .rise
+            configuration.minimumVisible = .seconds(0.3)
+        }
         let directory = try TemporaryDirectory()
         // Reopened at each check, so the previous one is released first (it holds the lock).
         var store: OverlayStore! = try OverlayStore(directory: directory.path)
@@ -113,6 +120,7 @@ struct ExactRestoreTests {
         var lastCheck = 0
         // Checks made while the bar hid or showed, or the overlay hid beside it.
         var checksInFlight = 0
+        var checksInRise = 0
         for step in 0..<300 {
             time = time + .seconds(Double(Int.random(in: 0...2, using: &generator)) * 0.1)
             let id = Int64.random(in: 1...max(1, engine.nextID), using: &generator)
@@ -127,7 +135,10 @@ struct ExactRestoreTests {
                     key: Bool.random(using: &generator) ? ["a", "b"].randomElement(using: &generator) : nil)
                 changes = engine.post(input, at: time).changes
             case 4:
-                changes = engine.update(id: id, with: MessageInput(kind: .sent, progress: .some(1)), at: time).changes
+                let input =
+                    Bool.random(using: &generator)
+                    ? MessageInput(kind: .sent, progress: .some(1)) : MessageInput(text: "p\(step)")
+                changes = engine.update(id: id, with: input, at: time).changes
             case 5:
                 changes = engine.delete(id: id, at: time).changes
             case 6:
@@ -153,14 +164,17 @@ struct ExactRestoreTests {
             }
             // Every 25 steps, and more often while the bar's hide or show runs: what a rollback
             // there must bring back is all the bar's.
-            let inFlight = engine.statusBar.motion != nil || engine.leaving != nil
+            let inFlight = engine.statusBar.motion != nil || engine.leaving != nil || engine.rise != nil
             guard step % 25 == 24 || (inFlight && !changes.isEmpty && step - lastCheck >= 5) else { continue }
             lastCheck = step
             if inFlight { checksInFlight += 1 }
+            if engine.rise != nil { checksInRise += 1 }
             #expect(store.waitUntilDurable(last))
             store.close()
             store = nil
             store = try OverlayStore(directory: directory.path)
+            // The reopened store has been given nothing yet: the last sequence was the closed one's.
+            last = 0
             let stored = try #require(try store.writer.loadChannel("c"), "seed \(seed), \(appearance), step \(step)")
             var restored = OverlayEngine.exactly(
                 configuration: configuration, state: stored.state, live: stored.live, history: stored.history,
@@ -174,5 +188,8 @@ struct ExactRestoreTests {
         }
         store.close()
         #expect(checksInFlight > 0, "seed \(seed), \(appearance): no check fell inside a hide or show of the bar")
+        if configuration.messageChange == .rise {
+            #expect(checksInRise > 0, "seed \(seed), \(appearance): no check fell inside a rise")
+        }
     }
 }

@@ -29,7 +29,7 @@ struct OverlaydModuleTests {
         #expect(!response.text.contains(String(decoding: OverlaydModule.placeholder, as: UTF8.self)))
         // A strong tag (no W/ prefix) holding the module's 64-bit hash in decimal.
         let tag = try #require(response.header("ETag"))
-        #expect(tag == "\"\(PreviewPage.fnv1a(response.body))\"")
+        #expect(tag == "\"\(StaticAnswer.fnv1a(response.body))\"")
         #expect(try live.get("/channels/ci/overlayd.js").status == 404)
     }
 

@@ -63,7 +63,7 @@ struct PreviewPageTests {
             $0.devices["kiosk"] = DeviceProfile(name: "kiosk", width: 1080, height: 1920, statusBarHeight: 24)
         }
         let page = try first.get("/preview")
-        #expect(page.header("ETag") == "\"\(PreviewPage.fnv1a(PackageResources.PreviewPage_html))\"")
+        #expect(page.header("ETag") == "\"\(StaticAnswer.fnv1a(PackageResources.PreviewPage_html))\"")
         #expect(page.body == PackageResources.PreviewPage_html)
         #expect(try other.get("/preview").header("ETag") == page.header("ETag"))
     }

@@ -85,6 +85,13 @@ def expect_drawn(check, context, browser, server, step, cap_width=0, selector="o
                      f"{where}: label text {drawn['text']!r} != {overlay['label']['text']!r}")
     else:
         check.expect(drawn["label"] is None, f"{where}: a label is drawn without one in the JSON")
+    outgoing = overlay.get("outgoing")
+    if outgoing:
+        check.close(drawn["outgoing"], rotated_box(frame, rotation, rect(outgoing["frame"])), HALF_POINT,
+                    f"{where}: outgoing label box")
+        check.expect(drawn["outgoingText"] == outgoing["text"], f"{where}: outgoing text {drawn['outgoingText']!r}")
+    else:
+        check.expect(drawn["outgoing"] is None, f"{where}: an outgoing label is drawn without a rise")
     subtitle = overlay.get("subtitle")
     if subtitle:
         check.close(drawn["subtitle"], rotated_box(frame, rotation, rect(subtitle["frame"])), HALF_POINT,

@@ -232,6 +232,8 @@ return {
   spinner: !part('spinner').hidden, statusBar: box('statusbar'),
   statusBarContent: box('sb-content'),
   statusBarOpacity: Number(getComputedStyle(part('sb-content')).opacity),
+  outgoing: box('outgoing'), outgoingText: part('outgoing-text').textContent,
+  labelClip: getComputedStyle(part('label')).clipPath, outgoingClip: getComputedStyle(part('outgoing')).clipPath,
 };
 """
 

@@ -19,6 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import component  # noqa: E402
 import devices  # noqa: E402
 import drawing  # noqa: E402
+import reader  # noqa: E402
 import web  # noqa: E402
 from harness import Browser, Check, Overlayd, SecondOrigin  # noqa: E402
 
@@ -80,7 +81,7 @@ def main():
     for old in os.listdir(options.results):
         if old.endswith(".png"):
             os.remove(os.path.join(options.results, old))
-    scenarios = drawing.SCENARIOS + devices.SCENARIOS + web.SCENARIOS + component.SCENARIOS
+    scenarios = drawing.SCENARIOS + devices.SCENARIOS + web.SCENARIOS + component.SCENARIOS + reader.SCENARIOS
     if options.names:
         scenarios = [s for s in scenarios if s.__name__ in options.names]
     browser = Browser()

@@ -11,11 +11,7 @@ import MicroHTTP
 /// A page of another origin imports it in CORS mode: the server's CORS headers, which every answer
 /// carries (`cors.allowOrigins`), decide whether that page may.
 struct OverlaydModule: Sendable {
-    let body: [UInt8]
-    /// The tag's value: the module's hash, written in decimal (as `PreviewPage`'s).
-    let tag: UInt64
-    private let headers: [Header]
-    private let notModifiedHeaders: [Header]
+    let answer: StaticAnswer
 
     /// Where the settings go in the module: the value of `export const settings`.
     static let placeholder = Array("{\"devices\":{}}".utf8)
@@ -29,29 +25,19 @@ struct OverlaydModule: Sendable {
         let module = OverlaydModule.source
         // Device names are 1–64 of A-Z a-z 0-9 . _ - , a cutout is one of three words and the rest
         // are numbers: the JSON is a JavaScript expression that nothing in it can break out of.
+        var body = module
         if let start = PreviewPage.firstIndex(of: OverlaydModule.placeholder, in: module) {
             body =
                 Array(module[..<start]) + OverlaydModule.settings(configuration)
                 + Array(module[(start + OverlaydModule.placeholder.count)...])
-        } else {
-            body = module
         }
-        tag = PreviewPage.fnv1a(body)
-        let cache = [Header(name: "ETag", value: "\"\(tag)\""), Header(name: "Cache-Control", value: "no-cache")]
-        notModifiedHeaders = cache
-        headers =
-            [Header(name: "Content-Type", value: "text/javascript; charset=utf-8")] + cache + [
-                Header(name: "X-Content-Type-Options", value: "nosniff")
-            ]
+        answer = StaticAnswer(
+            body: body, contentType: "text/javascript; charset=utf-8",
+            headers: [Header(name: "X-Content-Type-Options", value: "nosniff")])
     }
 
     /// The module, or 304 when `If-None-Match` names its tag (or is `*`).
-    func response(to request: HTTPRequest) -> HTTPResponse {
-        if let tags = request.header("If-None-Match"), EntityTagCondition(tags).matches(tag) {
-            return HTTPResponse(status: 304, headers: notModifiedHeaders)
-        }
-        return HTTPResponse(status: 200, headers: headers, body: body)
-    }
+    func response(to request: HTTPRequest) -> HTTPResponse { answer.response(to: request) }
 
     /// `{"capWidth", "devices": {name: {width, height, statusBarHeight, safeAreaTop, cutout,
     /// island?}}, "titleSize", "subtitleSize"}`, the devices sorted by name (the same settings give

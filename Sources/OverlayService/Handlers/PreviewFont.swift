@@ -8,31 +8,22 @@ import Synchronization
 /// measurer loads it), never per request. Its ETag is a hash of the bytes; `no-cache` as for the
 /// page, because the URL stays the same when a restart names another font.
 struct PreviewFont: Sendable {
-    private let body: [UInt8]?
-    private let tag: UInt64
-    private let headers: [Header]
-    private let notModifiedHeaders: [Header]
+    /// Nil when the file could not be read.
+    private let answer: StaticAnswer?
 
     init(path: String) {
-        let body = PreviewFont.bytes(of: path)
-        self.body = body
-        tag = PreviewPage.fnv1a(body ?? [])
-        let cache = [Header(name: "ETag", value: "\"\(tag)\""), Header(name: "Cache-Control", value: "no-cache")]
-        notModifiedHeaders = cache
-        headers =
-            [Header(name: "Content-Type", value: PreviewFont.mediaType(of: body ?? []))] + cache + [
-                Header(name: "X-Content-Type-Options", value: "nosniff")
-            ]
+        answer = PreviewFont.bytes(of: path).map { body in
+            StaticAnswer(
+                body: body, contentType: PreviewFont.mediaType(of: body),
+                headers: [Header(name: "X-Content-Type-Options", value: "nosniff")])
+        }
     }
 
     /// The font, 304 when `If-None-Match` names its tag, or 404 when the file could not be read
     /// (only a configuration built in code gets that far: the loader stops at a font it cannot load).
     func response(to request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        guard let body else { throw APIError.notFound("the configured font file (text.font) could not be read") }
-        if let tags = request.header("If-None-Match"), EntityTagCondition(tags).matches(tag) {
-            return HTTPResponse(status: 304, headers: notModifiedHeaders)
-        }
-        return HTTPResponse(status: 200, headers: headers, body: body)
+        guard let answer else { throw APIError.notFound("the configured font file (text.font) could not be read") }
+        return answer.response(to: request)
     }
 
     /// The font's media type from its first four bytes (its sfnt version or container tag).

@@ -55,18 +55,8 @@ struct ServerHandlers: Sendable {
 
     /// The description is built into the executable: its tag is its hash, the same for a run
     /// (as the preview page's).
-    static let openAPIHash = PreviewPage.fnv1a(PackageResources.openapi_yaml)
+    static let openAPIAnswer = StaticAnswer(
+        body: PackageResources.openapi_yaml, contentType: "application/yaml; charset=utf-8")
 
-    func openAPI(_ request: HTTPRequest) -> HTTPResponse {
-        let cache = [
-            Header(name: "ETag", value: "\"\(ServerHandlers.openAPIHash)\""),
-            Header(name: "Cache-Control", value: "no-cache"),
-        ]
-        if let tags = request.header("If-None-Match"), EntityTagCondition(tags).matches(ServerHandlers.openAPIHash) {
-            return HTTPResponse(status: 304, headers: cache)
-        }
-        return HTTPResponse(
-            status: 200, headers: [Header(name: "Content-Type", value: "application/yaml; charset=utf-8")] + cache,
-            body: PackageResources.openapi_yaml)
-    }
+    func openAPI(_ request: HTTPRequest) -> HTTPResponse { ServerHandlers.openAPIAnswer.response(to: request) }
 }

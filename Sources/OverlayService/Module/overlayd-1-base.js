@@ -63,6 +63,13 @@ const STYLE = `
 #app.light .cell{background:#fff;color:#000}
 #app.light .cell+.cell>div{border-color:#c6c6c8}
 #statusbar{overflow:hidden;z-index:5;pointer-events:none}
+/* A tap on the device's status bar is the element's "statusbartap" (iOS's scroll-to-top tap). */
+#root.device #statusbar{pointer-events:auto;cursor:pointer}
+/* What the page puts in the screen (slot "screen"): over the app, under the status bar. */
+#screen-content{position:absolute;inset:0;z-index:4;pointer-events:none}
+::slotted([slot="screen"]){pointer-events:auto}
+/* What VoiceOver would say: read by a screen reader, never drawn. */
+#announcement{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 #sb-content{position:absolute;left:0;top:0;width:100%;height:100%;display:flex;align-items:center;font-weight:600;font-family:var(--ui);color:#fff;white-space:nowrap}
 #statusbar.dark #sb-content{color:#000}
 #sb-content svg{fill:currentColor;display:block}
@@ -73,13 +80,17 @@ const STYLE = `
 #statusbar.notch #sb-content{padding-bottom:10px}#statusbar.island #sb-content{padding-top:5px}
 /* Only what is drawn takes a finger (the bar or the pill), not the window's empty corners. */
 #overlay{overflow:hidden;z-index:6;pointer-events:none}
+/* While a finger holds the overlay its message's actions show under it. */
+#overlay.open{overflow:visible}
+#actions{position:absolute;left:0;display:flex;justify-content:center;gap:8px;pointer-events:none}
+#actions button{pointer-events:auto;font:600 14px/1 var(--ui);color:#fff;background:rgba(44,44,46,.94);border:0;border-radius:14px;padding:10px 16px;box-shadow:0 3px 10px rgba(0,0,0,.35);cursor:pointer;white-space:nowrap;max-width:40%;overflow:hidden;text-overflow:ellipsis}
 #root.bar #overlay{position:absolute;left:0;top:0;transform-origin:0 0}
 #overlay-bg,#pill{position:absolute;left:0;pointer-events:auto}
 #pill{box-shadow:0 3px 10px rgba(0,0,0,.28)}
 /* The pill's window ends at its bottom edge: its shadow may fall below (the screen still clips a slide). */
 #overlay.pill{overflow:visible}
 .text{position:absolute;display:flex;align-items:center;justify-content:center;font-family:var(--text);font-weight:400;font-synthesis:none;font-kerning:normal;white-space:nowrap}
-#overlay.notch #label{align-items:flex-end}
+#overlay.notch #label,#overlay.notch #outgoing{align-items:flex-end}
 .text>span{max-width:100%;overflow:hidden;text-overflow:ellipsis;line-height:1.15}
 #subtitle{opacity:.85}
 #accessory{position:absolute;display:flex;align-items:center;justify-content:center}
@@ -99,10 +110,13 @@ const OVERLAY_HTML = `
   <div id="overlay-bg" part="surface"></div>
   <div id="pill" part="surface" hidden></div>
   <div id="label" class="text"><span id="label-text"></span></div>
+  <div id="outgoing" class="text" hidden><span id="outgoing-text"></span></div>
   <div id="subtitle" class="text" hidden><span id="subtitle-text"></span></div>
   <div id="accessory" hidden><div id="spinner" hidden></div><span id="icon" hidden></span></div>
   <div id="bar" hidden><div id="bar-cap-left"></div><div id="bar-fill"></div><div id="bar-cap-right"></div></div>
-</div>`;
+  <div id="actions" hidden></div>
+</div>
+<div id="announcement" part="announcement" aria-live="polite"></div>`;
 
 const DEVICE_HTML = `
 <div id="holder">
@@ -114,7 +128,8 @@ const DEVICE_HTML = `
         <div class="nav"><div id="app-top"></div><div class="navbar"><span>‹ Library</span><b>Uploads</b><span>Edit</span></div><div class="large">Uploads</div></div>
         <div class="list" id="list"></div>
       </div>
-      <div id="statusbar"><div id="sb-content"></div></div>
+      <div id="screen-content"><slot name="screen"></slot></div>
+      <div id="statusbar" part="statusbar"><div id="sb-content"></div></div>
       ${OVERLAY_HTML}
       <div id="notch" hidden></div>
       <div id="island" hidden></div>
@@ -193,13 +208,28 @@ function windowSize(ov) {
 // `at(frame, how)` turns a frame of the JSON (the window's own points) into the box it is drawn
 // at: each layout moves the content by the animation's offset and places it in its own way.
 
-function drawText(el, inner, value, at, style, size) {
+function drawText(el, inner, value, at, style, size, lift = 0, clip = null) {
   el.hidden = !value;
   if (!value) return;
-  box(el, at(value.frame, 'text'));
+  const f = value.frame;
+  const b = at({x: f.x, y: f.y + lift, width: f.width, height: f.height}, 'text');
+  box(el, b);
   set(el, 'color', style.foreground);
   set(el, 'fontSize', size + 'px');
   text(inner, value.text);
+  // During a rise each label shows only inside the content area, as it does in the bar it rises through.
+  const above = clip ? Math.max(0, clip.y - b.y) : 0;
+  const below = clip ? Math.max(0, b.y + b.height - clip.y - clip.height) : 0;
+  set(el, 'clipPath', clip ? 'inset(' + above + 'px 0px ' + below + 'px 0px)' : 'none');
+}
+// The content area a rise clips both labels to (docs/MODEL.md §14): the pill, else the window's
+// bottom Hc (h in statusBar, c in fullWidth); null when no rise runs.
+function riseArea(ov) {
+  const a = ov.animation;
+  if (!a || a.property !== 'labelOffset') return null;
+  if (ov.pill) return ov.pill.frame;
+  const {length, thick} = windowSize(ov);
+  return {x: 0, y: thick - a.from + ov.contentOffset, width: length, height: a.from};
 }
 function drawAccessory($, ov, at, style) {
   const a = ov.accessory || null;
@@ -225,9 +255,14 @@ function drawProgress($, ov, at, style) {
 function overlayStyle(ov) {
   return ov.style || {background: 'transparent', foreground: '#ffffff'};
 }
-function drawContent($, ov, at, titleSize) {
+function drawContent($, ov, at, titleSize, t) {
   const style = overlayStyle(ov);
-  drawText($('label'), $('label-text'), ov.label, at, style, titleSize);
+  // A rise moves both labels by the change of labelOffset since the snapshot was taken.
+  const area = riseArea(ov);
+  const lift = area ? animated(ov.animation, ['labelOffset'], 0, t) - animated(ov.animation, ['labelOffset'], 0, ov.now) : 0;
+  const clip = area ? at(area, 'area') : null;
+  drawText($('label'), $('label-text'), ov.label, at, style, titleSize, lift, clip);
+  drawText($('outgoing'), $('outgoing-text'), area ? ov.outgoing : null, at, style, titleSize, lift, clip);
   drawText($('subtitle'), $('subtitle-text'), ov.subtitle, at, style, settings.subtitleSize || 12);
   drawAccessory($, ov, at, style);
   drawProgress($, ov, at, style);

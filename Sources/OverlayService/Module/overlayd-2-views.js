@@ -219,8 +219,37 @@ class DeviceView {
       set(pill, 'borderRadius', ov.pill.cornerRadius + 'px');
       set(pill, 'background', style.background);
     }
-    drawContent($, ov, at, notched ? 11 : settings.titleSize || 13);
+    drawContent($, ov, at, notched ? 11 : settings.titleSize || 13, t);
+    this.drawActions(ov, size, at);
     set($('label'), 'paddingBottom', notched ? '2.5px' : '0px');
+    set($('outgoing'), 'paddingBottom', notched ? '2.5px' : '0px');
+  }
+
+  // While a finger holds the overlay (its JSON's `touch`), the message's actions as buttons under
+  // the bar or pill, 8 points below it; each is a part "action" whose data-action is its id.
+  drawActions(ov, size, at) {
+    const $ = this.$;
+    const m = ov.message;
+    const actions = ov.touch && m && Array.isArray(m.actions) && m.actions.length ? m.actions : null;
+    const list = $('actions');
+    list.hidden = !actions;
+    $('overlay').classList.toggle('open', !!actions);
+    if (!actions) return;
+    const key = m.id + ' ' + JSON.stringify(actions.map((a) => [a.id, a.label]));
+    if (list.dataset.key !== key) {
+      list.dataset.key = key;
+      list.replaceChildren(...actions.map((a) => {
+        const b = document.createElement('button');
+        b.type = 'button';
+        b.part = 'action';
+        b.dataset.action = a.id;
+        b.textContent = a.label;
+        return b;
+      }));
+    }
+    const bottom = ov.pill ? at(ov.pill.frame).y + ov.pill.frame.height : size.thick;
+    set(list, 'top', bottom + 8 + 'px');
+    set(list, 'width', size.length + 'px');
   }
 }
 
@@ -278,7 +307,7 @@ class BarView {
       if (how === 'text') { const right = Math.min(span, x + width); x = Math.max(0, x); width = Math.max(0, right - x); }
       return {x, y, width, height: f.height};
     };
-    drawContent($, ov, at, settings.titleSize || 13);
+    drawContent($, ov, at, settings.titleSize || 13, t);
   }
 }
 

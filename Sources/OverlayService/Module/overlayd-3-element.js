@@ -168,6 +168,7 @@ class OverlaydOverlay extends HTMLElement {
   #connection = 'idle';
   #drawnVersion = null;
   #drawnNow = null;
+  #spoken = null;         // the announcementVersion the live region holds
   #frame = 0;
   #room = {width: 0, height: 0};
   #resize = new ResizeObserver((entries) => {
@@ -254,6 +255,8 @@ class OverlaydOverlay extends HTMLElement {
     const $ = (id) => this.shadowRoot.getElementById(id);
     this.#view = layout === 'bar' ? new BarView($) : new DeviceView($);
     this.#viewLayout = layout;
+    this.#spoken = null;
+    if (layout === 'device') $('statusbar').addEventListener('click', () => this.#emit('statusbartap', {}));
   }
 
   #stopFollowing() {
@@ -263,6 +266,14 @@ class OverlaydOverlay extends HTMLElement {
     this.#connection = 'idle';
     this.#drawnVersion = null;
     this.#drawnNow = null;
+  }
+
+  // The live region holds the announcement once per change (docs/MODEL.md §14): written again
+  // when another message is shown with the same text, never for a progress step within its ten.
+  #speak(ov) {
+    if (!('announcementVersion' in ov) || ov.announcementVersion === this.#spoken) return;
+    this.#spoken = ov.announcementVersion;
+    this.shadowRoot.getElementById('announcement').textContent = ov.announcement || '';
   }
 
   #emit(type, detail) {
@@ -276,6 +287,7 @@ class OverlaydOverlay extends HTMLElement {
     const ov = follower.overlay;
     const t = follower.timeAt(timestamp);
     this.#view.draw(ov, t, this.#room);
+    this.#speak(ov);
     this.#drawnVersion = ov.version;
     this.#drawnNow = t;
   };

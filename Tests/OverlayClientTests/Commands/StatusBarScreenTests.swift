@@ -54,6 +54,33 @@ struct StatusBarScreenTests {
         #expect(row.distance(from: row.startIndex, to: row.firstIndex(of: "⬇")!) == 29)
     }
 
+    /// A rise (Hc = 20, the bar's three rows) a row at a time: at its start the outgoing text in
+    /// the label's row; once e(f) passes 1/3 it is in the top row (the incoming one still below the
+    /// bar); past 2/3 the outgoing one has left and the incoming one is in the bottom row; at rest
+    /// the incoming one is in the middle.
+    @Test func rise() {
+        var overlay = Self.shown
+        overlay.progressBar = nil
+        overlay.label?.text = "Done"
+        overlay.outgoing = Overlay.Label(text: "Downloading", frame: Rect(x: 30, y: 0, width: 708, height: 20))
+        overlay.animation = Animation(
+            property: .labelOffset, from: 20, to: 0, start: 1, duration: 0.6, curve: .easeInOut)
+        func rows(at time: Double) -> [String] {
+            overlay.now = time
+            return Self.screen(overlay).cells().map { Self.text($0).trimmingCharacters(in: .whitespaces) }
+        }
+        /// The first millisecond of the rise at which e(f) passes `value`.
+        func passing(_ value: Double) -> Double {
+            (0..<600).map { 1 + Double($0) / 1000 }.first {
+                Animation.Curve.easeInOut.value(at: ($0 - 1) / 0.6) > value
+            }!
+        }
+        #expect(rows(at: 1) == ["", "Downloading", ""])
+        #expect(rows(at: passing(1 / 3 + 0.01)) == ["Downloading", "", ""])
+        #expect(rows(at: passing(2 / 3 + 0.01)) == ["", "", "Done"])
+        #expect(rows(at: 1.6) == ["", "Done", ""])
+    }
+
     /// A fraction of a column is an eighth block at the bar's tip.
     @Test func eighthBlocks() {
         var overlay = Self.shown
