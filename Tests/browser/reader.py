@@ -2,7 +2,9 @@
 presentation, checked against the JSON and clipped to the content area; the history drawer a tap
 on the status bar opens."""
 
-from drawing import expect_drawn, open_preview
+from selenium.webdriver.common.action_chains import ActionChains
+
+from drawing import expect_drawn, open_preview, settle
 
 
 def clip_of(text):
@@ -11,6 +13,13 @@ def clip_of(text):
         return None
     values = [float(v.rstrip("px")) for v in text[len("inset("):-1].split()]
     return values[0], values[2] if len(values) > 2 else values[0]
+
+
+def leave(context):
+    """The page closed before its server stops: a page still reading the manual clock would log
+    the refused connection as an error."""
+    context.browser.open("about:blank")
+    context.stop_all()
 
 
 def rise_halfway(check, context):
@@ -47,7 +56,7 @@ def rise_halfway(check, context):
         # Half way the incoming label sticks out below the content area and the outgoing one above.
         check.expect(label_clip is not None and label_clip[1] > 0, f"{name}: label clip {drawn[0]}")
         check.expect(outgoing_clip is not None and outgoing_clip[0] > 0, f"{name}: outgoing clip {drawn[1]}")
-        context.stop_all()
+        leave(context)
 
 
 def ended_five_ways(server):
@@ -96,7 +105,66 @@ def history_drawer(check, context):
         context.screenshot(browser, f"history-drawer-{device}")
         bar.click()
         browser.wait_for("return document.getElementById('drawer').hidden", what="the drawer closing")
-        context.stop_all()
+        leave(context)
 
 
-SCENARIOS = [rise_halfway, history_drawer]
+def shadow(browser, selector):
+    return browser.driver.find_element("css selector", "overlayd-overlay").shadow_root.find_element(
+        "css selector", selector)
+
+
+def actions_and_taps(check, context):
+    """Pressing the overlay holds it and shows its message's actions under it; releasing on one
+    reports a tap of that action, a short click on the overlay a tap on it; the announcement is in
+    the element's live region, once per change."""
+    for device, surface in [("iphone-15-pro", "#pill"), ("ipad", "#overlay-bg")]:
+        server = context.server({"device": device})
+        browser = open_preview(context, server)
+        sent = server.post("Upload failed", "failed", subtitle="IMG_2041.HEIC", duration=60, actions=[
+            {"id": "retry", "label": "Retry", "url": "https://example.com/retry"},
+            {"id": "later", "label": "Later"},
+        ])
+        server.advance(0.5)
+        overlay, _ = settle(browser, server)
+        check.expect(overlay["announcement"] == "Failed: Upload failed, IMG_2041.HEIC",
+                     f"{device}: announcement {overlay['announcement']!r}")
+        browser.wait_for("const v = document.querySelector('overlayd-overlay').shadowRoot;"
+                         "return v.getElementById('announcement').textContent === " + repr(overlay["announcement"]),
+                         what="the live region")
+        live = browser.run("const r = document.querySelector('overlayd-overlay').shadowRoot"
+                           ".getElementById('announcement'); return [r.getAttribute('aria-live'), r.textContent];")
+        check.expect(live == ["polite", "Failed: Upload failed, IMG_2041.HEIC"], f"{device}: live region {live}")
+
+        ActionChains(browser.driver).move_to_element(shadow(browser, surface)).click_and_hold().perform()
+        context.wait_until(lambda: server.overlay()["touch"] is not None, check, "the hold")
+        browser.wait_for("const v = document.querySelector('overlayd-overlay').shadowRoot;"
+                         "return !v.getElementById('actions').hidden && v.querySelectorAll('[data-action]').length === 2",
+                         what="the actions under the overlay")
+        labels = browser.run("return [...document.querySelector('overlayd-overlay').shadowRoot"
+                             ".querySelectorAll('[data-action]')].map((b) => [b.dataset.action, b.textContent,"
+                             " b.getBoundingClientRect().height > 0]);")
+        check.expect(labels == [["retry", "Retry", True], ["later", "Later", True]], f"{device}: actions {labels}")
+        context.screenshot(browser, f"actions-{device}")
+        retry = shadow(browser, '[data-action="retry"]')
+        ActionChains(browser.driver).move_to_element(retry).release().perform()
+        context.wait_until(lambda: server.json("GET", f"/messages/{sent['id']}")["taps"], check, "the action's tap")
+        context.wait_until(lambda: server.overlay()["touch"] is None, check, "the release")
+        taps = server.json("GET", f"/messages/{sent['id']}")["taps"]
+        check.expect([t["action"] for t in taps] == ["retry"], f"{device}: taps {taps}")
+        browser.wait_for("return document.querySelector('overlayd-overlay').shadowRoot"
+                         ".getElementById('actions').hidden", what="the actions gone with the hold")
+
+        # A short click on the overlay itself is a tap with no action.
+        ActionChains(browser.driver).move_to_element(shadow(browser, surface)).click().perform()
+        context.wait_until(lambda: len(server.json("GET", f"/messages/{sent['id']}")["taps"]) == 2, check,
+                           "the overlay's tap")
+        taps = server.json("GET", f"/messages/{sent['id']}")["taps"]
+        check.expect([t["action"] for t in taps] == ["retry", None], f"{device}: taps {taps}")
+        # A tap changes no announcement: the region still holds the same version's words.
+        after = server.overlay()
+        check.expect(after["announcementVersion"] == overlay["announcementVersion"],
+                     f"{device}: a tap moved the announcement to {after['announcementVersion']}")
+        leave(context)
+
+
+SCENARIOS = [rise_halfway, history_drawer, actions_and_taps]
