@@ -18,7 +18,6 @@ struct RiseTemplateTests {
         configuration.messageChange = .rise
         configuration.text = TextMetrics(name: "test") { text, role in Double(text.count) * (role == .title ? 7 : 6) }
         var engine = OverlayEngine(configuration: configuration)
-        let encoder = OverlayEncoder(streamBufferBytes: 1 << 16)
         let events: [Int: (inout OverlayEngine, Instant) -> Void] = [
             0: { engine, now in
                 _ = engine.post(
@@ -32,17 +31,7 @@ struct RiseTemplateTests {
             },
             230: { engine, now in _ = engine.changeOrientation(to: .landscapeLeft, at: now) },
         ]
-        var rising = 0
-        for step in 0...500 {
-            let now = Instant(nanoseconds: Int64(step) * 10_000_000)
-            engine.advance(to: now)
-            events[step]?(&engine, now)
-            let overlay = engine.overlay(at: now)
-            #expect(engine.movingValues(at: now) == MovingValues(overlay), "at \(now)")
-            let filled = encoder.response(engine.movingValues(at: now), encoder.template(overlay)).body
-            #expect(filled == encoder.body(overlay), "at \(now): \(String(decoding: filled, as: UTF8.self))")
-            if overlay.outgoing != nil { rising += 1 }
-        }
+        let rising = TemplateTests.fillEveryStep(&engine, steps: 500, events: events).count { $0.outgoing != nil }
         // 0.75 → 1.05 (30 steps), 1.05 → 1.65 (60), 2.0 → 2.3 (30, ended by the rotation).
         #expect(rising == 120)
         #expect(engine.overlay(at: .seconds(5)).phase == .visible)

@@ -7,6 +7,31 @@ import Testing
 /// moving values instead of encoding a whole snapshot. Both must give the same bytes.
 @Suite("Overlay template")
 struct TemplateTests {
+    /// Every 10 ms from 0 to `steps` × 10 ms, each event run at its step: at each instant the
+    /// engine's moving values are the snapshot's, and the version's template filled with them is
+    /// the snapshot encoded in full. Answers the snapshots, one per step.
+    static func fillEveryStep(
+        _ engine: inout OverlayEngine, steps: Int, events: [Int: (inout OverlayEngine, Instant) -> Void],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> [OverlaySnapshot] {
+        let encoder = OverlayEncoder(streamBufferBytes: 1 << 16)
+        var snapshots: [OverlaySnapshot] = []
+        for step in 0...steps {
+            let now = Instant(nanoseconds: Int64(step) * 10_000_000)
+            engine.advance(to: now)
+            events[step]?(&engine, now)
+            let overlay = engine.overlay(at: now)
+            let values = engine.movingValues(at: now)
+            #expect(values == MovingValues(overlay), "at \(now)", sourceLocation: sourceLocation)
+            let filled = encoder.response(values, encoder.template(overlay)).body
+            #expect(
+                filled == encoder.body(overlay), "at \(now): \(String(decoding: filled, as: UTF8.self))",
+                sourceLocation: sourceLocation)
+            snapshots.append(overlay)
+        }
+        return snapshots
+    }
+
     /// Every 10 ms for 8 s through slides or fades, a progress bar, an immediate message, both halves
     /// of two rotations, a completed download and its hide: the moving values are the snapshot's, and the filled template is the
     /// snapshot encoded in full.
@@ -15,7 +40,6 @@ struct TemplateTests {
         var configuration = EngineConfiguration()
         configuration.showStyle = style
         var engine = OverlayEngine(configuration: configuration)
-        let encoder = OverlayEncoder(streamBufferBytes: 1 << 16)
         let events: [Int: (inout OverlayEngine, Instant) -> Void] = [
             0: { engine, now in
                 _ = engine.post(MessageInput(kind: .progress, text: "Downloading", progress: 0.3), at: now)
@@ -25,18 +49,7 @@ struct TemplateTests {
             170: { engine, now in _ = engine.changeOrientation(to: .portraitUpsideDown, at: now) },
             450: { engine, now in _ = engine.update(id: 1, with: MessageInput(progress: 1), at: now) },
         ]
-        var checked = 0
-        for step in 0...800 {
-            let now = Instant(nanoseconds: Int64(step) * 10_000_000)
-            engine.advance(to: now)
-            events[step]?(&engine, now)
-            let overlay = engine.overlay(at: now)
-            #expect(engine.movingValues(at: now) == MovingValues(overlay), "at \(now)")
-            let filled = encoder.response(engine.movingValues(at: now), encoder.template(overlay)).body
-            #expect(filled == encoder.body(overlay), "at \(now): \(String(decoding: filled, as: UTF8.self))")
-            checked += 1
-        }
-        #expect(checked == 801)
+        #expect(TemplateTests.fillEveryStep(&engine, steps: 800, events: events).count == 801)
         #expect(engine.overlay(at: .seconds(8)).phase == .hidden)
     }
 
@@ -48,7 +61,6 @@ struct TemplateTests {
         var configuration = EngineConfiguration()
         configuration.curve = curve
         var engine = OverlayEngine(configuration: configuration)
-        let encoder = OverlayEncoder(streamBufferBytes: 1 << 16)
         func bar(_ input: StatusBarInput) -> (inout OverlayEngine, Instant) -> Void {
             { engine, now in _ = engine.setStatusBar(input, at: now) }
         }
@@ -61,17 +73,8 @@ struct TemplateTests {
             210: { engine, now in _ = engine.changeDevice(to: .iphoneNotch, at: now) },
             300: bar(StatusBarInput(hidden: false, animation: StatusBarAnimation.none)),
         ]
-        var moving = 0
-        for step in 0...400 {
-            let now = Instant(nanoseconds: Int64(step) * 10_000_000)
-            engine.advance(to: now)
-            events[step]?(&engine, now)
-            let overlay = engine.overlay(at: now)
-            let values = engine.movingValues(at: now)
-            #expect(values == MovingValues(overlay), "at \(now)")
-            let filled = encoder.response(values, encoder.template(overlay)).body
-            #expect(filled == encoder.body(overlay), "at \(now): \(String(decoding: filled, as: UTF8.self))")
-            if overlay.statusBar.animation != nil { moving += 1 }
+        let moving = TemplateTests.fillEveryStep(&engine, steps: 400, events: events).count {
+            $0.statusBar.animation != nil
         }
         // The fade out, the slide in and the slide out ran 25 steps each.
         #expect(moving == 75)
@@ -94,7 +97,6 @@ struct PresentationTemplateTests {
         configuration.showStyle = .bounce
         configuration.text = TextMetrics(name: "test") { text, role in Double(text.count) * (role == .title ? 7 : 6) }
         var engine = OverlayEngine(configuration: configuration)
-        let encoder = OverlayEncoder(streamBufferBytes: 1 << 16)
         let events: [Int: (inout OverlayEngine, Instant) -> Void] = [
             0: { engine, now in
                 _ = engine.post(
@@ -112,16 +114,8 @@ struct PresentationTemplateTests {
             200: { engine, now in _ = engine.dismiss(at: now) },
             220: { engine, now in _ = engine.dismiss(at: now) },
         ]
-        var moved = 0
-        for step in 0...400 {
-            let now = Instant(nanoseconds: Int64(step) * 10_000_000)
-            engine.advance(to: now)
-            events[step]?(&engine, now)
-            let overlay = engine.overlay(at: now)
-            #expect(engine.movingValues(at: now) == MovingValues(overlay), "at \(now)")
-            let filled = encoder.response(engine.movingValues(at: now), encoder.template(overlay)).body
-            #expect(filled == encoder.body(overlay), "at \(now): \(String(decoding: filled, as: UTF8.self))")
-            if overlay.animation != nil && overlay.label != nil { moved += 1 }
+        let moved = TemplateTests.fillEveryStep(&engine, steps: 400, events: events).count {
+            $0.animation != nil && $0.label != nil
         }
         // The bounce in (75 steps) and, after the second dismiss at 2.2 s, the slide out (25).
         #expect(moved == 100)
