@@ -88,7 +88,8 @@ let package = Package(
         .target(name: "OverlayClient", dependencies: ["OverlayClientCore"], swiftSettings: strict),
         // `overlayd post` and `overlayd watch`, on the core with a transport on libcurl, loaded
         // when one of them runs.
-        .target(name: "OverlayCommands", dependencies: ["OverlayClientCore", "CCurl"], swiftSettings: strict),
+        .target(
+            name: "OverlayCommands", dependencies: ["OverlayClientCore", "CCurl", "Platform"], swiftSettings: strict),
         .executableTarget(
             name: "overlayd", dependencies: ["OverlayService", "OverlayStore", "OverlayCommands"], swiftSettings: strict
         ),
@@ -99,14 +100,16 @@ let package = Package(
             path: "Fuzz/RequestDecoderFuzz", swiftSettings: strict),
         // What the test targets share: the one raw HTTP client, event-stream client, child-process
         // runner and `eventually`, loopback sockets, the built executable, files, a seeded generator.
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["Platform"], path: "Tests/TestSupport", swiftSettings: strict),
         // Digests and MACs against the NIST and RFC 4231 vectors, randomness, constant-time equality.
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"], swiftSettings: strict),
         // Tokens and keys that Python's pyjwt and cryptography made (scripts/jwt-fixtures): good,
         // tampered, confused and refused ones, and verification from many threads at once.
         .testTarget(
-            name: "SignedTokenTests", dependencies: ["SignedToken", "TestSupport"], exclude: ["Fixtures"],
+            name: "SignedTokenTests", dependencies: ["SignedToken", "Platform", "TestSupport"], exclude: ["Fixtures"],
             swiftSettings: strict),
+        // The one lock, under contention (and under ThreadSanitizer in .ci/run).
+        .testTarget(name: "PlatformTests", dependencies: ["Platform", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "OverlayEngineTests", dependencies: ["OverlayEngine", "TestSupport"], swiftSettings: strict),
         // The responder's and the stream's state machines, driven without sockets.
         .testTarget(
@@ -116,7 +119,7 @@ let package = Package(
         // transports.
         .testTarget(
             name: "OverlayClientTests",
-            dependencies: ["OverlayClient", "OverlayClientCore", "OverlayCommands", "TestSupport"],
+            dependencies: ["OverlayClient", "OverlayClientCore", "OverlayCommands", "Platform", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "OverlayServiceTests",
@@ -131,7 +134,7 @@ let package = Package(
         // Widths against a fixture that Python's uharfbuzz computed on the same font file
         // (scripts/text-fixtures), bad font files, and widths from many threads at once.
         .testTarget(
-            name: "TextMeasureTests", dependencies: ["TextMeasure", "TestSupport"], exclude: ["Fixtures"],
+            name: "TextMeasureTests", dependencies: ["TextMeasure", "Platform", "TestSupport"], exclude: ["Fixtures"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

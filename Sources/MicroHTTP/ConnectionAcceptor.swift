@@ -30,7 +30,7 @@ final class ConnectionAcceptor: Sendable {
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private let stopped = Atomic(false)
-    private let thread = Mutex<pthread_t?>(nil)
+    private let thread = Lock<pthread_t?>(nil)
 
     /// A socket listening on `address` (port 0: one the kernel picks), accepting nothing yet.
     init?(address: SocketAddress, connectionLimit: Int, sendBufferBytes: Int) {

@@ -24,7 +24,7 @@ public final class HTTPResponder: @unchecked Sendable {
 
     // Stored in the order an answer after a suspension reads them: a fan-out answers thousands of
     // responders whose memory has gone cold, and each cache line it touches is a miss.
-    let machine = Mutex(ResponderStateMachine<Reply>())
+    let machine = Lock(ResponderStateMachine<Reply>())
     /// Unowned and unsafe: the server is only reached from libmicrohttpd's callbacks, which end
     /// before the server does, and a safe unowned reference costs an atomic per use. Nil: detached.
     unowned(unsafe) let server: HTTPServer?

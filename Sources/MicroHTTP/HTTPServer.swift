@@ -38,7 +38,7 @@ public final class HTTPServer: Sendable {
     let headCheck: (@Sendable (RequestHead) -> HeadVerdict)?
     /// See `HTTPServerOptions.streamSendBufferBytes`.
     let streamSendBufferBytes: Int
-    private let daemon = Mutex<Daemon?>(nil)
+    private let daemon = Lock<Daemon?>(nil)
     /// The listening socket and the thread that hands its connections to the daemon.
     let acceptor: ConnectionAcceptor
     /// Connections answered after a suspension, until their next request starts.
@@ -57,7 +57,7 @@ public final class HTTPServer: Sendable {
     /// Responders waiting with a suspended connection, answered 503 when the server stops.
     let suspended = SuspendedResponders()
     /// Streams being sent, ended when the server stops.
-    let streams = Mutex([ObjectIdentifier: HTTPStream]())
+    let streams = Lock([ObjectIdentifier: HTTPStream]())
     /// The port the server listens on.
     public var port: Int { acceptor.port }
 

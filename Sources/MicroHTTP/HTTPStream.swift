@@ -1,5 +1,5 @@
 private import CMicroHTTPD
-import Synchronization
+import Platform
 
 /// A response body written piece by piece while the connection stays open (Server-Sent Events).
 ///
@@ -14,7 +14,7 @@ import Synchronization
 /// Unchecked: everything that changes is in `state`'s lock; the connection pointer never changes.
 public final class HTTPStream: @unchecked Sendable {
     private let connection: OpaquePointer?
-    private let state = Mutex(StreamStateMachine<@Sendable () -> Void>())
+    private let state = Lock(StreamStateMachine<@Sendable () -> Void>())
 
     init(connection: OpaquePointer?) {
         self.connection = connection

@@ -35,7 +35,7 @@ final class ResumedConnectionWatch: Sendable {
     /// take that thread's own lock, never one every pool thread shares (docs/ARCHITECTURE.md,
     /// hot-path rules).
     private final class Shard: Sendable {
-        let watched = Mutex(
+        let watched = Lock(
             WatchedSockets(
                 grace: ResumedConnectionWatch.graceNanoseconds, limit: ResumedConnectionWatch.watchNanoseconds))
         /// How many are watched, read without the lock on every request's first call.
@@ -46,7 +46,7 @@ final class ResumedConnectionWatch: Sendable {
 
     private let shards = ThreadShards { Shard() }
     private let stopped = Atomic(false)
-    private let thread = Mutex<pthread_t?>(nil)
+    private let thread = Lock<pthread_t?>(nil)
     /// A byte written here wakes the thread: a first connection to watch, or the stop.
     private let wakeRead: Int32
     private let wakeWrite: Int32

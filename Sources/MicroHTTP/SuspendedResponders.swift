@@ -1,5 +1,4 @@
 import Platform
-import Synchronization
 
 /// The responders whose connection is suspended, for the server's stop (each is answered 503) and
 /// its sweep (each whose client left is ended).
@@ -18,7 +17,7 @@ final class SuspendedResponders: Sendable {
     private final class Shard: Sendable {
         /// Unretained: a responder is unlisted before the server lets go of it (at its answer, or
         /// at its completion), so listing costs no reference count.
-        let table = Mutex(SlotTable<Unmanaged<HTTPResponder>>())
+        let table = Lock(SlotTable<Unmanaged<HTTPResponder>>())
         /// Keeps the next shard's lock off this one's cache line.
         private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
     }

@@ -1,6 +1,6 @@
 internal import CCurl
 import OverlayClientCore
-import Synchronization
+import Platform
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -36,7 +36,7 @@ final class CurlExchange: @unchecked Sendable {
 
     private let api: UnsafePointer<overlayd_curl_api>
     private let fetch: UnsafeMutablePointer<overlayd_curl_fetch>
-    private let state = Mutex(State())
+    private let state = Lock(State())
     /// Where curl's callbacks go.
     private let sink: Sink
 

@@ -1,5 +1,5 @@
 import OverlayClientCore
-import Synchronization
+import Platform
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -15,7 +15,7 @@ import Synchronization
 /// or long-poll holds its connection for as long as it runs anyway.
 final class CurlHTTPTransport: HTTPTransport {
     /// The exchanges under way, stopped by `close()`.
-    private let running = Mutex<[ObjectIdentifier: CurlExchange]>([:])
+    private let running = Lock<[ObjectIdentifier: CurlExchange]>([:])
 
     init() {}
 
@@ -78,7 +78,7 @@ private final class Answer: Sendable {
         var continuation: CheckedContinuation<(HTTPResponseHead, Data), any Error>?
     }
 
-    let state = Mutex(State())
+    let state = Lock(State())
 
     /// Resumes the waiting task with the answer, or with `error`.
     func end(_ error: (any Error)?) {

@@ -1,4 +1,4 @@
-import Synchronization
+import Platform
 
 /// A token made through the API, as the store keeps it: never its secret, only the secret's
 /// SHA-256 (hex) and first 8 characters.
@@ -36,7 +36,7 @@ public struct StoredToken: Sendable, Equatable {
 /// so each change commits on its own (its caller answers once it is on disk) and never waits
 /// behind the channels' group commit.
 public final class TokenStore: Sendable {
-    private let database: Mutex<Database>
+    private let database: Lock<Database>
 
     init(path: String) throws(StoreError) {
         let database = try Database(path: path)
@@ -46,7 +46,7 @@ public final class TokenStore: Sendable {
         } catch {
             throw StoreError("\(path) cannot be used: \(error)")
         }
-        self.database = Mutex(database)
+        self.database = Lock(database)
     }
 
     private static let columns =

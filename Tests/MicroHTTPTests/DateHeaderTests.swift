@@ -1,4 +1,4 @@
-import Synchronization
+import Platform
 import TestSupport
 import Testing
 
@@ -46,7 +46,7 @@ struct DateHeaderTests {
         options.port = 0
         options.threads = 2
         options.maxBodyBytes = 4
-        let undated = Mutex<HTTPResponse?>(nil)
+        let undated = Lock<HTTPResponse?>(nil)
         return try HTTPServer(options: options) { request, responder in
             let body = Array("ok".utf8)
             switch request.path {

@@ -20,7 +20,7 @@ struct EventLoopStallTests {
     final class Server: Sendable {
         /// The responders of the held requests, and the state of `/block`.
         final class Held: Sendable {
-            let responders = Mutex<[HTTPResponder]>([])
+            let responders = Lock<[HTTPResponder]>([])
             let blocking = Atomic<Bool>(false)
             let unblocked = Atomic<Bool>(false)
         }

@@ -1,5 +1,4 @@
 import Platform
-import Synchronization
 import TestSupport
 import Testing
 
@@ -13,7 +12,7 @@ struct PerThreadStateTests {
     /// another get different shards. (Not all different: other tests' threads, running beside
     /// these, take numbers in between.)
     @Test func aThreadKeepsItsShard() {
-        let seen = Mutex<[Int]>([])
+        let seen = Lock<[Int]>([])
         onThreads(ThreadShard.count) { _ in
             let first = ThreadShard.current
             for _ in 0..<1000 where ThreadShard.current != first { preconditionFailure("shard changed") }

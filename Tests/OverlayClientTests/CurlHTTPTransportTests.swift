@@ -1,6 +1,6 @@
 import Foundation
 import OverlayClient
-import Synchronization
+import Platform
 import TestSupport
 import Testing
 
@@ -23,7 +23,7 @@ struct CurlHTTPTransportTests {
         private let counts = Counts()
 
         final class Counts: Sendable {
-            let seen = Mutex((taken: 0, closed: 0))
+            let seen = Lock((taken: 0, closed: 0))
         }
 
         init(accepting: Bool = false) throws {

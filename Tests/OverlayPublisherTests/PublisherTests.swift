@@ -1,3 +1,4 @@
+import Platform
 import Synchronization
 import TestSupport
 import Testing
@@ -22,7 +23,7 @@ final class ScriptedTransport: PublishTransport, @unchecked Sendable {
         var gateOpen = true
         var waiting = 0
     }
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     var sent: [Sent] { state.withLock { $0.sent } }
     /// Requests waiting at the closed gate.
@@ -52,7 +53,7 @@ final class ScriptedTransport: PublishTransport, @unchecked Sendable {
 
 /// Collects the publisher's log lines.
 final class LogLines: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Lock<[String]>([])
     var all: [String] { lines.withLock { $0 } }
     func append(_ line: String) { lines.withLock { $0.append(line) } }
     func count(containing text: String) -> Int { all.filter { $0.contains(text) }.count }

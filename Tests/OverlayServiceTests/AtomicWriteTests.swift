@@ -1,5 +1,5 @@
 import OverlayEngine
-import Synchronization
+import Platform
 import TestSupport
 import Testing
 
@@ -210,8 +210,8 @@ struct AtomicWriteTests {
         defer { store.releaseHeldCommit() }
         /// Nothing here races a clock: the bound only ends a test that went wrong.
         @Sendable func waitFor(_ condition: () -> Bool) -> Bool { eventually(condition) }
-        let answers = Mutex<[Int: HTTPReply]>([:])
-        let problems = Mutex<[String]>([])
+        let answers = Lock<[Int: HTTPReply]>([:])
+        let problems = Lock<[String]>([])
         onThreads(3) { thread in
             switch thread {
             case 0:

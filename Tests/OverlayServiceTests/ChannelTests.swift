@@ -1,4 +1,4 @@
-import Synchronization
+import Platform
 import TestSupport
 import Testing
 
@@ -259,7 +259,7 @@ struct ChannelTests {
             $0.writesPerSecond = 0
         }
         let port = live.port
-        let statuses = Mutex<[Int]>([])
+        let statuses = Lock<[Int]>([])
         onThreads(8) { thread in
             for index in 0..<5 {
                 let status =

@@ -1,4 +1,4 @@
-import Synchronization
+import Platform
 import TestSupport
 import Testing
 
@@ -39,8 +39,8 @@ struct CommitWaitTests {
         store.flush()
         store.holdNextCommit()
         defer { store.releaseHeldCommit() }
-        let posted = Mutex<HTTPReply?>(nil)
-        let reaped = Mutex<Int?>(nil)
+        let posted = Lock<HTTPReply?>(nil)
+        let reaped = Lock<Int?>(nil)
         onThreads(2) { thread in
             if thread == 0 {
                 let response = try? RawClient.request("POST", "/messages", port: live.port, body: "held")

@@ -1,4 +1,4 @@
-import Synchronization
+import Platform
 import TestSupport
 import Testing
 
@@ -14,8 +14,8 @@ struct ConcurrencyTests {
         let perThread = 50
         let total = threads * perThread
         let live = try LiveServer { $0.engine.maxQueue = total }
-        let results = Mutex<[(thread: Int, status: Int, id: Int?, text: String?)]>([])
-        let failures = Mutex<[String]>([])
+        let results = Lock<[(thread: Int, status: Int, id: Int?, text: String?)]>([])
+        let failures = Lock<[String]>([])
         let port = live.port
         onThreads(threads) { thread in
             for index in 0..<perThread {
@@ -58,7 +58,7 @@ struct ConcurrencyTests {
     /// 8 clients DELETE the same message at once: exactly one ends it (200), the rest get 409.
     @Test func concurrentDeletesOfOneMessage() throws {
         let live = try LiveServer.withTwoMessages()
-        let statuses = Mutex<[Int]>([])
+        let statuses = Lock<[Int]>([])
         let port = live.port
         onThreads(8) { _ in
             let status = (try? RawClient.request("DELETE", "/messages/2", port: port).status) ?? 0
@@ -75,7 +75,7 @@ struct ConcurrencyTests {
     @Test func mixedReadersAndWriters() throws {
         let live = try LiveServer { $0.engine.maxQueue = 10_000 }
         let port = live.port
-        let problems = Mutex<[String]>([])
+        let problems = Lock<[String]>([])
         onThreads(8) { thread in
             var lastVersion = -1
             for index in 0..<30 {

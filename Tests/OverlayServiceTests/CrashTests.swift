@@ -1,4 +1,4 @@
-import Synchronization
+import Platform
 import TestSupport
 import Testing
 
@@ -21,7 +21,7 @@ struct CrashTests {
         let directory = try TemporaryDirectory()
         let configuration = try burstConfiguration()
         var everything: [Accepted] = []
-        let highestVersion = Mutex(0)
+        let highestVersion = Lock(0)
         for round in 0..<3 {
             let (child, port) = try ChildProcess.daemon(on: directory.path, configuration: configuration)
             if round > 0 {
@@ -69,7 +69,7 @@ struct CrashTests {
         let configuration = try burstConfiguration()
         let (child, port) = try ChildProcess.daemon(on: directory.path, configuration: configuration)
         let log = AcceptedLog()
-        let status = Mutex<Int32?>(nil)
+        let status = Lock<Int32?>(nil)
         burst(port: port, threads: 8, round: 0, log: log) {
             _ = eventually { log.count >= 100 }
             child.kill(SIGTERM)

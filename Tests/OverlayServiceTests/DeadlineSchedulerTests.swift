@@ -1,5 +1,4 @@
 import Platform
-import Synchronization
 import TestSupport
 import Testing
 
@@ -158,7 +157,7 @@ struct DeadlineSchedulerTests {
     /// does not fire, and `stop` ends it and lets go of what is scheduled.
     @Test func threadFiresInOrder() throws {
         let scheduler = DeadlineScheduler()
-        let fired = Mutex<[String]>([])
+        let fired = Lock<[String]>([])
         let start = MonotonicClock.nanoseconds()
         let millisecond: Int64 = 1_000_000
         func record(_ name: String) -> DeadlineScheduler.Action { { fired.withLock { $0.append(name) } } }

@@ -1,4 +1,4 @@
-import Synchronization
+import Platform
 import TestSupport
 import Testing
 
@@ -230,7 +230,7 @@ struct EventStreamTests {
 
         // 256 characters, ~1 KB of UTF-8; it appears twice in each event (message and label).
         let padding = String(repeating: "𝄞", count: 240)
-        let failures = Mutex<[String]>([])
+        let failures = Lock<[String]>([])
         onThreads(4) { thread in
             for index in 0..<500 {
                 let text = "t\(thread)-\(index) \(padding)"

@@ -1,4 +1,4 @@
-import Synchronization
+import Platform
 import TestSupport
 import Testing
 
@@ -37,7 +37,7 @@ struct HeldReaderTests {
         #expect(try live.waitForMetric("overlayd_long_poll_waiters", toBe: 150))
         for stream in streams { #expect(stream.nextEvent()?.version == 0) }
 
-        let failures = Mutex(0)
+        let failures = Lock(0)
         onThreads(4) { _ in
             for _ in 0..<25 {
                 let status = (try? RawClient.request("GET", "/healthz", port: port).status) ?? 0

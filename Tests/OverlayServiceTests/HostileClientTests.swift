@@ -1,3 +1,4 @@
+import Platform
 import Synchronization
 import TestSupport
 import Testing
@@ -32,7 +33,7 @@ struct HostileClientTests {
 
         let done = Atomic<Bool>(false)
         let sockets = trickling
-        let failures = Mutex([String]())
+        let failures = Lock([String]())
         onThreads(2) { index in
             if index == 0 {
                 // The slow clients: a byte each every 200 ms (their pace, not a wait for anything)
@@ -221,7 +222,7 @@ struct HostileClientTests {
     @Test func wrongTokensInBulk() throws {
         let live = try LiveServer { $0.token = TokenTests.writeToken }
         let before = try live.observableState()
-        let statuses = Mutex([Int: Int]())
+        let statuses = Lock([Int: Int]())
         let token = TokenTests.writeToken
         onThreads(8) { thread in
             for attempt in 0..<60 {

@@ -1,4 +1,4 @@
-import Synchronization
+import Platform
 import TestSupport
 import Testing
 
@@ -145,7 +145,7 @@ struct LongPollTests {
             planned.append(index % 2 == 0 ? 60 : 0.3 + tenths / 10)
         }
         let waits = planned
-        let clients = Mutex<[Int: StreamClient]>([:])
+        let clients = Lock<[Int: StreamClient]>([:])
         onThreads(8) { thread in
             for index in stride(from: thread, to: count, by: 8) {
                 let client = try? StreamClient(port: port, path: "/overlay?wait=\(waits[index])&since=0")
@@ -247,7 +247,7 @@ struct LongPollTests {
         }
         #expect(try live.waitForMetric("overlayd_long_poll_waiters", toBe: count))
 
-        let problems = Mutex<[String]>([])
+        let problems = Lock<[String]>([])
         onThreads(4) { thread in
             for index in 0..<50 {
                 do {

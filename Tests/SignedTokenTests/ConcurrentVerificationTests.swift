@@ -1,3 +1,4 @@
+import Platform
 import SignedToken
 import Synchronization
 import TestSupport
@@ -25,7 +26,7 @@ struct ConcurrentVerificationTests {
             cases.append((verifier, try TokenFixtures.token("hs256-key-confusion"), .failure(confused)))
         }
         let shared = cases
-        let wrong = Mutex<[String]>([])
+        let wrong = Lock<[String]>([])
         let verified = Atomic<Int>(0)
         onThreads(8) { thread in
             for round in 0..<200 {

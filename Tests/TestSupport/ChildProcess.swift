@@ -1,4 +1,4 @@
-import Synchronization
+import Platform
 
 #if canImport(Glibc)
     import Glibc
@@ -18,7 +18,7 @@ public final class ChildProcess: Sendable {
     public let outputPath: String
     public let errorPath: String
     /// The exit status once reaped (negative: the signal that ended it).
-    private let status = Mutex<Int32?>(nil)
+    private let status = Lock<Int32?>(nil)
 
     /// Starts `path` with `arguments` and `environment` (PATH is /usr/bin:/bin unless given);
     /// standard input is read from `input`, output and error are appended to `output` and
@@ -167,7 +167,7 @@ public final class ChildProcess: Sendable {
 
     /// Children not yet released: a test that ends without releasing its child, or a run that
     /// stops early, leaves none behind.
-    private static let running = Mutex(Set<pid_t>())
+    private static let running = Lock(Set<pid_t>())
     private static let killingAtExit: Void = {
         atexit {
             for pid in ChildProcess.running.withLock({ $0 }) { Glibc.kill(pid, SIGKILL) }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Platform
 import TestSupport
 import Testing
 import TextMeasure
@@ -137,7 +137,7 @@ struct FontMeasurerTests {
         let texts = fixture.texts.map(\.text)
         let sizes = fixture.sizes
         let expected = texts.map { text in sizes.map { measurer.width(of: text, size: $0) } }
-        let mismatches = Mutex<[String]>([])
+        let mismatches = Lock<[String]>([])
         // Real threads (not the cooperative pool, which has two on this machine), each measuring
         // every text many times, so that shaping calls overlap; nothing waits on a clock.
         onThreads(8) { thread in

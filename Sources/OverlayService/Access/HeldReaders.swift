@@ -1,6 +1,5 @@
 import MicroHTTP
 import Platform
-import Synchronization
 
 /// Long-polls and event streams held open with a credential that can end: a created token
 /// (revoked) or any credential with an expiry (created tokens, JWTs). A request's access is
@@ -32,7 +31,7 @@ final class HeldReaders: Sendable {
         var keptAtLastSweep = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let scheduler: DeadlineScheduler
     private let wallSeconds: @Sendable () -> Int64
     /// Whether the made token of this id is still live: asked once a hold is registered.

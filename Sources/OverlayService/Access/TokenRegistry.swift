@@ -71,7 +71,7 @@ final class TokenRegistry: Sendable {
     static let idLength = 12
     private static let lowerAlphanumerics = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let store: TokenStore?
     let limit: Int
     /// Whether any token has ever been made here: until then a server with no other credential

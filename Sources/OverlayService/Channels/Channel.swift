@@ -3,7 +3,6 @@ import OverlayEngine
 import OverlayPublisher
 import OverlayStore
 import Platform
-import Synchronization
 
 /// One overlay: a `ChannelStateMachine` behind a lock, and the driver that runs what its events
 /// leave to do.
@@ -24,7 +23,7 @@ final class Channel: Sendable {
     private let store: OverlayStore?
     /// Where every new version goes when publishing is configured.
     private let publisher: Publisher<OverlaySnapshot>?
-    private let state: Mutex<Machine>
+    private let state: Lock<Machine>
     /// The page of `GET /messages` built last (see `PageCache`).
     let pages = PageCache()
     /// The version the channel was made with: what a read of it showed before it existed stands
@@ -53,7 +52,7 @@ final class Channel: Sendable {
             devices: devices, memory: memory)
         var machine = Machine(setting, engine: engine, restarted: restarted)
         if let store, let record = machine.initialRecord { machine.recordSubmitted(store.submit(record)) }
-        self.state = Mutex(machine)
+        self.state = Lock(machine)
     }
 
     /// Reads the engine at the current time (deadlines up to now reached).

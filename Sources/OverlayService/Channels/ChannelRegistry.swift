@@ -1,5 +1,5 @@
 import OverlayEngine
-import Synchronization
+import Platform
 
 /// The named channels, each an independent overlay (like ntfy topics).
 ///
@@ -25,7 +25,7 @@ final class ChannelRegistry: Sendable {
         var written: Int { channels.count - provisional.count }
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     /// Channels writers may create, `default` included.
     private let limit: Int
     /// Channels readers may wait on that no writer has created.

@@ -1,5 +1,5 @@
 import MicroHTTP
-import Synchronization
+import Platform
 
 /// The page of `GET /messages` a channel built last, kept for every reader that asks for the same
 /// page at the same version: a thousand readers of one large page share one copy of it (and one
@@ -18,7 +18,7 @@ final class PageCache: Sendable {
         let response: HTTPResponse
     }
 
-    private let last = Mutex<Entry?>(nil)
+    private let last = Lock<Entry?>(nil)
 
     /// The page kept for `query` at `version`, if it is the one kept.
     func page(_ query: Query, at version: UInt64) -> HTTPResponse? {

@@ -1,5 +1,5 @@
 import MicroHTTP
-import Synchronization
+import Platform
 
 /// An event stream and the last version it was sent.
 ///
@@ -8,11 +8,11 @@ import Synchronization
 /// buffer and may wake the connection; it never waits.
 final class Subscriber: Sendable {
     let stream: HTTPStream
-    private let lastSent: Mutex<UInt64?>
+    private let lastSent: Lock<UInt64?>
 
     init(stream: HTTPStream, lastSent: UInt64?) {
         self.stream = stream
-        self.lastSent = Mutex(lastSent)
+        self.lastSent = Lock(lastSent)
     }
 
     func deliver(_ version: UInt64, _ event: [UInt8], limit: Int) {

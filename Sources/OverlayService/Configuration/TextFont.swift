@@ -1,5 +1,5 @@
 import OverlayEngine
-import Synchronization
+import Platform
 import TextMeasure
 
 /// The font the server measures texts with (`text.font`) and the two sizes it draws them at.
@@ -23,7 +23,7 @@ public struct TextFont: Hashable, Sendable {
         }
     }
 
-    private static let loaded = Mutex<[String: FontMeasurer]>([:])
+    private static let loaded = Lock<[String: FontMeasurer]>([:])
 
     private static func measurer(_ path: String) throws(ConfigurationError) -> FontMeasurer {
         if let measurer = loaded.withLock({ $0[path] }) { return measurer }
@@ -46,7 +46,7 @@ final class MeasuredWidths: Sendable {
         var text: String
         var role: TextRole
     }
-    private let widths = Mutex<[Key: Double]>([:])
+    private let widths = Lock<[Key: Double]>([:])
 
     func width(of text: String, _ role: TextRole, measure: () -> Double) -> Double {
         let key = Key(text: text, role: role)

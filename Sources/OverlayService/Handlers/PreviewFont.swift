@@ -1,5 +1,5 @@
 import MicroHTTP
-import Synchronization
+import Platform
 
 /// `GET /preview/font`: the bytes of the font file texts are measured with (`text.font`), so that
 /// the preview page draws each text with the very font whose widths the server reports.
@@ -38,7 +38,7 @@ struct PreviewFont: Sendable {
         }
     }
 
-    private static let read = Mutex<[String: [UInt8]]>([:])
+    private static let read = Lock<[String: [UInt8]]>([:])
 
     private static func bytes(of path: String) -> [UInt8]? {
         if let bytes = read.withLock({ $0[path] }) { return bytes }

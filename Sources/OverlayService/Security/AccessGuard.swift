@@ -1,7 +1,6 @@
 import Crypto
 import MicroHTTP
 import Platform
-import Synchronization
 
 /// Who may do what: the credential a request carries, resolved to a principal; that principal's
 /// access to what the route needs; and the write rate per principal.
@@ -232,7 +231,7 @@ final class RateLimiter: Sendable {
 
     private let rate: Double
     private let burst: Double
-    private let buckets = Mutex([String: Bucket]())
+    private let buckets = Lock([String: Bucket]())
     /// Beyond this many clients, full (idle) buckets are forgotten.
     private static let pruneAbove = 10_000
 

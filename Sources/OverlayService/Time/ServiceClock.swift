@@ -10,7 +10,7 @@ final class ServiceClock: Sendable {
     let origin: Int64
     private let manualNanoseconds = Atomic<Int64>(0)
     /// Serialises writers of the manual clock; readers only load the atomic.
-    private let manualWriter = Mutex(())
+    private let manualWriter = Lock(())
 
     /// The Unix nanoseconds at time zero with the real clock (the engine's `wallClockEpoch`);
     /// nil with the manual clock. Read once: later steps of the wall clock move no deadline.

@@ -1,12 +1,12 @@
 import Foundation
 import OverlayClient
-import Synchronization
+import Platform
 
 /// A transport that answers every request with one canned answer and keeps the requests: what
 /// a call sends, byte for byte, without a server deciding what it meant.
 final class RecordingTransport: HTTPTransport {
     private let answer: (HTTPResponseHead, Data)
-    private let seen = Mutex<[HTTPRequest]>([])
+    private let seen = Lock<[HTTPRequest]>([])
 
     init(status: Int = 200, body: String) {
         answer = (HTTPResponseHead(status: status, headers: ["Content-Type": "application/json"]), Data(body.utf8))

@@ -1,3 +1,4 @@
+import Platform
 import Synchronization
 import TestSupport
 
@@ -70,12 +71,12 @@ private final class Core: Sendable {
         var stopped = false
     }
     let listener: Int32
-    let state: Mutex<State>
+    let state: Lock<State>
     let released = Atomic<Bool>(false)
 
     init(listener: Int32, answer: Answer) {
         self.listener = listener
-        state = Mutex(State(answer: answer))
+        state = Lock(State(answer: answer))
     }
 
     /// Once: the accept loop ends on the listener's shutdown, and each connection's loop sees

@@ -1,3 +1,4 @@
+import Platform
 import Synchronization
 import TestSupport
 import Testing
@@ -61,7 +62,7 @@ struct Accepted: Hashable, Sendable {
 
 /// The ids a burst of POSTs had answered 202, shared by its threads.
 final class AcceptedLog: Sendable {
-    private let entries = Mutex([Accepted]())
+    private let entries = Lock([Accepted]())
     private let stopped = Atomic<Bool>(false)
 
     var all: [Accepted] { entries.withLock { $0 } }
@@ -130,7 +131,7 @@ func burst(
 /// Every message of `accepted` as `GET /messages/{id}` sees it on the server at `port`, fetched
 /// from a few threads: the ones missing or different.
 func missing(_ accepted: [Accepted], port: Int) -> [String] {
-    let problems = Mutex([String]())
+    let problems = Lock([String]())
     let threads = 4
     onThreads(threads) { index in
         for (offset, message) in accepted.enumerated() where offset % threads == index {

@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A value reached only under a lock: the project's one lock type, used where the standard
+/// library's `Mutex` would be, with the same `withLock`.
+///
+/// Over a `pthread_mutex_t` because ThreadSanitizer sees it: on Swift 6.3 for Linux `Mutex` is a
+/// futex the sanitizer does not understand, so every access under it was reported as a race and
+/// the real ones were lost among them. The mutex and the value share one heap block, made once,
+/// so the mutex never moves (pthread requires that) and locking touches one cache line.
+public struct Lock<Value>: ~Copyable {
+    @usableFromInline let storage: LockStorage<Value>
+
+    @inlinable
+    public init(_ initial: consuming sending Value) {
+        storage = LockStorage.make(initial)
+    }
+
+    /// Runs `body` on the value with the lock held. Not reentrant: `body` must not take this lock
+    /// again (it would deadlock).
+    @inlinable
+    public borrowing func withLock<Result, Failure: Error>(
+        _ body: (inout sending Value) throws(Failure) -> sending Result
+    ) throws(Failure) -> sending Result {
+        // The value is passed as `sending`, as `Mutex` passes it: the lock keeps it in a region
+        // of its own, which the checker cannot see through the storage's pointer.
+        nonisolated(unsafe) let value = storage.value
+        let mutex = storage.mutex
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value.pointee)
+    }
+}
+
+// Safe to share, as `Mutex` is: the value is only reached inside `withLock`, which holds the
+// mutex, and it comes in and goes out as `sending`, so no other reference to it is left outside.
+extension Lock: @unchecked Sendable {}
+
+/// The value (the buffer's header) and its mutex (its one element), in one allocation.
+@usableFromInline
+final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
+    @inlinable
+    static func make(_ initial: Value) -> LockStorage {
+        let storage = create(minimumCapacity: 1) { _ in initial } as! LockStorage
+        storage.withUnsafeMutablePointerToElements { mutex in
+            mutex.initialize(to: pthread_mutex_t())
+            precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
+        }
+        return storage
+    }
+
+    /// Where the value is; the storage holds it there until it is freed.
+    @inlinable
+    var value: UnsafeMutablePointer<Value> { withUnsafeMutablePointerToHeader { $0 } }
+
+    /// Where the mutex is; it never moves.
+    @inlinable
+    var mutex: UnsafeMutablePointer<pthread_mutex_t> { withUnsafeMutablePointerToElements { $0 } }
+
+    deinit {
+        withUnsafeMutablePointerToElements { mutex in
+            pthread_mutex_destroy(mutex)
+            mutex.deinitialize(count: 1)
+        }
+    }
+}
