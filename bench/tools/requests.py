@@ -12,11 +12,12 @@ import time
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--port", type=int, required=True)
-parser.add_argument("--kind", choices=["get", "get304", "post", "keyed", "hidden", "token"], required=True)
+parser.add_argument("--kind", choices=["get", "get304", "post", "keyed", "hidden", "token", "fanout"], required=True)
 parser.add_argument("--count", type=int, required=True)
 parser.add_argument("--server", choices=["overlayd", "baseline"], required=True)
 parser.add_argument("--admin", help="token: overlayd's configured token, which makes the tokens")
 parser.add_argument("--tokens", type=int, default=10000, help="token: how many tokens to make first")
+parser.add_argument("--waiters", type=int, default=100, help="fanout: long-polls answered by each POST")
 parser.add_argument("--instr-on", type=int, metavar="PID",
                     help="callgrind runs the server with --instr-atstart=no: count from the first request")
 args = parser.parse_args()
@@ -69,9 +70,46 @@ response.read()
 if response.status != 200:
     sys.exit("bench/tools/requests.py: GET /overlay answered %d" % response.status)
 etag = response.getheader("ETag")
-if args.instr_on:
-    subprocess.run(["callgrind_control", "--instr=on", str(args.instr_on)], check=True,
+
+
+def instrument(on):
+    subprocess.run(["callgrind_control", "--instr=" + ("on" if on else "off"), str(args.instr_on)], check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def parked():
+    connection.request("GET", "/metrics")
+    for line in connection.getresponse().read().decode().splitlines():
+        if line.startswith("overlayd_long_poll_waiters"):
+            return int(float(line.split()[-1]))
+    return 0
+
+
+# "fanout": each of --count rounds parks --waiters long-polls on their own connections, then one POST
+# answers them all. Only the POST and its fan-out are counted (callgrind runs with
+# --instr-atstart=no): the parking is the same for every waiter, and the polls of /metrics that
+# wait for it vary from run to run.
+if args.kind == "fanout":
+    waiters = [http.client.HTTPConnection("127.0.0.1", args.port, timeout=60) for _ in range(args.waiters)]
+    for n in range(args.count):
+        for waiter in waiters:
+            waiter.request("GET", "/overlay?wait=60", headers={"If-None-Match": etag})
+        while parked() < args.waiters:
+            time.sleep(0.05)
+        instrument(True)
+        connection.request(
+            "POST", "/messages", body='{"text":"hello %d","immediate":true}' % n,
+            headers={"Content-Type": "application/json"})
+        connection.getresponse().read()
+        for waiter in waiters:
+            answer = waiter.getresponse()
+            answer.read()
+            etag = answer.getheader("ETag")
+        instrument(False)
+    sys.exit(0)
+
+if args.instr_on:
+    instrument(True)
 
 for n in range(args.count):
     if args.kind in ("get", "hidden", "token"):
