@@ -145,11 +145,4 @@ static inline int overlayd_unread_bytes(int socket) {
     return ioctl(socket, FIONREAD, &count) == 0 ? count : -1;
 }
 
-/* Starts fetching an object's first two cache lines, the first to be written: for a loop about
-   to answer one waiter after another, each of whose memory went cold while it waited. */
-static inline void overlayd_prefetch_for_write(const void *object) {
-    __builtin_prefetch(object, 1, 3);
-    __builtin_prefetch((const char *) object + 64, 0, 3);
-}
-
 #endif

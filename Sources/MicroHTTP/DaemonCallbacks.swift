@@ -8,30 +8,23 @@ import Platform
 extension HTTPServer {
     /// Points libmicrohttpd's callbacks at the server's methods below. Each is a closure that
     /// captures nothing (C takes it as a function pointer) and reaches the server through its
-    /// context, borrowed, not retained (docs/ARCHITECTURE.md, hot-path rules): the daemon never
-    /// outlives the server.
+    /// context, unretained: the daemon never outlives the server.
     static func installCallbacks(in settings: inout overlayd_mhd_options) {
         settings.handler = { context, connection, url, method, version, data, size, slot in
             // Every request has its context from its request line (`requestLineArrived`).
             guard let request = slot?.pointee else { return .NO }
-            return Unmanaged<HTTPServer>.fromOpaque(context!)._withUnsafeGuaranteedRef {
-                $0.access(
-                    connection!, url: url, method: method, version: version, data: data, size: size!, context: request)
-            }
+            return Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue().access(
+                connection!, url: url, method: method, version: version, data: data, size: size!, context: request)
         }
         settings.completed = { context, connection, slot, _ in
-            Unmanaged<HTTPServer>.fromOpaque(context!)._withUnsafeGuaranteedRef {
-                $0.completed(connection, context: slot)
-            }
+            Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue().completed(connection, context: slot)
         }
         settings.request_line = { context, uri, connection in
-            Unmanaged<HTTPServer>.fromOpaque(context!)._withUnsafeGuaranteedRef {
-                $0.requestLineArrived(uri, connection!)
-            }
+            Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue().requestLineArrived(uri, connection!)
         }
         settings.connection_notice = { context, _, _, notice in
             guard notice == .CONNECTION_NOTIFY_CLOSED else { return }
-            Unmanaged<HTTPServer>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.acceptor.connectionClosed() }
+            Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue().acceptor.connectionClosed()
         }
     }
 
@@ -67,13 +60,12 @@ extension HTTPServer {
         version: UnsafePointer<CChar>?, data: UnsafePointer<CChar>?, size: UnsafeMutablePointer<Int>,
         context: UnsafeMutableRawPointer
     ) -> MHD_Result {
-        Unmanaged<HTTPResponder>.fromOpaque(context)._withUnsafeGuaranteedRef { responder in
-            guard responder.started else { return headArrived(responder, connection, url, method, version) }
-            guard size.pointee > 0 else { return responder.requestReceived(connection) ? .YES : .NO }
-            let count = size.pointee
-            size.pointee = 0
-            return responder.bodyArrived(data, count: count) ? .YES : .NO
-        }
+        let responder = Unmanaged<HTTPResponder>.fromOpaque(context).takeUnretainedValue()
+        guard responder.started else { return headArrived(responder, connection, url, method, version) }
+        guard size.pointee > 0 else { return responder.requestReceived(connection) ? .YES : .NO }
+        let count = size.pointee
+        size.pointee = 0
+        return responder.bodyArrived(data, count: count) ? .YES : .NO
     }
 
     /// The first call: the head is judged, and a request that cannot be served is refused.

@@ -106,8 +106,8 @@ extension HTTPResponder {
         self.listing = nil
     }
 
-    /// The server, borrowed, so that what is reached through it is not retained either
-    /// (docs/ARCHITECTURE.md, hot-path rules). Only for a responder with a connection.
+    /// The server, borrowed: not retained, nor what is reached through it (the saving is counted
+    /// at `server`). Only for a responder with a connection.
     @inline(__always)
     func withServer<Result>(_ body: (HTTPServer) -> Result) -> Result {
         Unmanaged.passUnretained(server.unsafelyUnwrapped)._withUnsafeGuaranteedRef(body)

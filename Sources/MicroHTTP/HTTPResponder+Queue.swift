@@ -77,10 +77,8 @@ extension HTTPResponder {
         return MHD_create_response_from_callback(
             UInt64.max, 512,
             { context, _, buffer, size in
-                // libmicrohttpd holds the stream (released below): no reference taken per call.
-                Unmanaged<HTTPStream>.fromOpaque(context!)._withUnsafeGuaranteedRef {
-                    $0.read(into: buffer!, capacity: size)
-                }
+                // libmicrohttpd holds the stream (released below).
+                Unmanaged<HTTPStream>.fromOpaque(context!).takeUnretainedValue().read(into: buffer!, capacity: size)
             },
             Unmanaged.passRetained(stream).toOpaque(),
             { context in

@@ -43,32 +43,35 @@ public final class ConditionThread<State: Sendable>: @unchecked Sendable {
     /// wait, so a loop such as `while locked.state.isEmpty { locked.wait() }` sees what another
     /// thread changed while it waited.
     public struct Locked {
-        fileprivate unowned(unsafe) let owner: ConditionThread
+        // The owner's pthread objects and state, which stay put while it runs `withLock`.
+        fileprivate let mutex: UnsafeMutablePointer<pthread_mutex_t>
+        fileprivate let condition: UnsafeMutablePointer<pthread_cond_t>
+        fileprivate let statePointer: UnsafeMutablePointer<State>
 
         public var state: State {
-            unsafeAddress { UnsafePointer(owner.state) }
-            nonmutating unsafeMutableAddress { owner.state }
+            unsafeAddress { UnsafePointer(statePointer) }
+            nonmutating unsafeMutableAddress { statePointer }
         }
 
         /// Releases the lock until another thread calls `signal` or `broadcast` (or spuriously).
         public func wait() {
-            pthread_cond_wait(owner.condition, owner.mutex)
+            pthread_cond_wait(condition, mutex)
         }
 
         /// Like `wait`, but returns by the monotonic time `nanoseconds` at the latest.
         public func wait(untilMonotonic nanoseconds: Int64) {
             var until = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
-            pthread_cond_timedwait(owner.condition, owner.mutex, &until)
+            pthread_cond_timedwait(condition, mutex, &until)
         }
 
         /// Wakes one waiting thread.
         public func signal() {
-            pthread_cond_signal(owner.condition)
+            pthread_cond_signal(condition)
         }
 
         /// Wakes every waiting thread.
         public func broadcast() {
-            pthread_cond_broadcast(owner.condition)
+            pthread_cond_broadcast(condition)
         }
     }
 
@@ -78,7 +81,7 @@ public final class ConditionThread<State: Sendable>: @unchecked Sendable {
     ) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return try body(Locked(owner: self))
+        return try body(Locked(mutex: mutex, condition: condition, statePointer: state))
     }
 
     /// Starts the thread, which runs `body` once; a second call does nothing. `body` holds what

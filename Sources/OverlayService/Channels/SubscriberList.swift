@@ -38,16 +38,9 @@ struct TicketList<Element> {
 }
 
 extension TicketList where Element == Subscriber {
-    /// Sends `event` to each of `subscribers` (a list's `all`). The array is the channel's own,
-    /// so it is borrowed, and each stream too: a retain and a release of each of thousands.
+    /// Sends `event` to each of `subscribers` (a list's `all`, handed over as it is).
     static func deliver(_ event: [UInt8], version: UInt64, to subscribers: [Subscriber], limit: Int) {
-        subscribers.withUnsafeBufferPointer { subscribers in
-            for index in subscribers.indices {
-                Unmanaged.passUnretained(subscribers[index])._withUnsafeGuaranteedRef {
-                    $0.deliver(version, event, limit: limit)
-                }
-            }
-        }
+        for subscriber in subscribers { subscriber.deliver(version, event, limit: limit) }
     }
 }
 
