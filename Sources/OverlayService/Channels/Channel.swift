@@ -105,17 +105,20 @@ final class Channel: Sendable {
     /// under a new version, beyond every one they may have seen; no id given before is given again.
     func rollBack(stored: () throws(StoreError) -> LoadedChannel?) {
         guard let store else { return }
+        // Read before the lock: this runs on the store's writer thread, which commits nothing
+        // meanwhile, so what the database holds is still what it read when the lock is taken.
+        let image: LoadedChannel?
+        do {
+            image = try stored()
+        } catch {
+            withMachine { _ in store.discardPending(channel: name) }
+            Diagnostics.write("overlayd: channel \(name) keeps changes that are not stored: \(error)\n")
+            return
+        }
         // Under the lock from the discard to the new state, so that no record of the old one
         // reaches the store in between.
         let actions = withMachine { machine -> [Machine.Action] in
             store.discardPending(channel: name)
-            let image: LoadedChannel?
-            do {
-                image = try stored()
-            } catch {
-                Diagnostics.write("overlayd: channel \(name) keeps changes that are not stored: \(error)\n")
-                return []
-            }
             let monotonicNow = MonotonicClock.nanoseconds()
             let transition = machine.commitFailed(
                 stored: image, now: clock.now(monotonic: monotonicNow), monotonicNow: monotonicNow)
@@ -130,18 +133,23 @@ final class Channel: Sendable {
     /// `GET /overlay`: 304 when `unlessVersion` is the current version, else the overlay now,
     /// filled into the version's template.
     func overlayResponse(unlessVersion: UInt64?) -> HTTPResponse {
-        let read = state.withLock { guarded -> OverlayReads.Read in
-            let now = clock.now()
+        // One lock: a read between deadlines only looks; one past a deadline is an event, whose
+        // record is stored and whose actions (readers answered, the version published) run.
+        let read = transactGuarded { guarded, now, monotonicNow -> (OverlayReads.Read, Machine.Transition) in
             switch guarded.machine.readOverlay(unlessVersion: unlessVersion, now: now) {
             case .deadlinePassed:
-                return .deadlinePassed
+                let (overlay, transition) = guarded.machine.read(now: now, monotonicNow: monotonicNow) {
+                    (engine, now) throws(Never) in engine.overlay(at: now)
+                }
+                return (.reached(overlay.get()), transition)
             case .notModified(let version):
                 let kept = guarded.reads.kept
-                return .notModified(version: version, kept?.template.version == version ? kept : nil)
+                return (.notModified(version: version, kept?.template.version == version ? kept : nil), .init())
             case .current:
-                return guarded.reads.current(guarded.machine.engine, now: now, clock: clock.mode, encoder: encoder)
+                let read = guarded.reads.current(guarded.machine.engine, now: now, clock: clock.mode, encoder: encoder)
+                return (read, .init())
             }
-        }
+        }.value
         switch read {
         case .notModified(let version, let kept):
             return kept?.notModified ?? encoder.notModified(version: version)
@@ -154,18 +162,10 @@ final class Channel: Sendable {
             let shared = OverlayReads.Shared(version: kept.template.version, at: now, response: response)
             state.withLock { $0.reads.keep(shared, current: $0.machine.engine.version) }
             return response
-        case .deadlinePassed:
-            let overlay = withEngineReachingNow { engine, now in engine.overlay(at: now) }
+        case .reached(let overlay):
             return overlay.version == unlessVersion
                 ? encoder.notModified(version: overlay.version) : encoder.response(overlay)
         }
-    }
-
-    private func withEngineReachingNow<T: Sendable>(_ body: (OverlayEngine, Instant) -> T) -> T {
-        let (result, _) = transact { machine, now, monotonicNow in
-            machine.read(now: now, monotonicNow: monotonicNow) { (engine, now) throws(Never) in body(engine, now) }
-        }
-        return result.get()
     }
 
     // MARK: - Long-poll
@@ -294,14 +294,22 @@ final class Channel: Sendable {
     private func transact<T>(
         _ event: (inout Machine, _ now: Instant, _ monotonicNow: Int64) -> (T, Machine.Transition)
     ) -> (value: T, sequence: UInt64?) {
-        let (value, actions, sequence) = withMachine { machine in
+        transactGuarded { guarded, now, monotonicNow in event(&guarded.machine, now, monotonicNow) }
+    }
+
+    /// `transact`, with what the lock guards beside the machine (the overlay reads' cache).
+    @inline(__always)
+    private func transactGuarded<T>(
+        _ event: (inout Guarded, _ now: Instant, _ monotonicNow: Int64) -> (T, Machine.Transition)
+    ) -> (value: T, sequence: UInt64?) {
+        let (value, actions, sequence) = state.withLock { guarded in
             // One reading for both clocks.
             let monotonicNow = MonotonicClock.nanoseconds()
-            let (value, transition) = event(&machine, clock.now(monotonic: monotonicNow), monotonicNow)
-            if let record = transition.record, let store, !machine.deleted {
-                machine.recordSubmitted(store.submit(record))
+            let (value, transition) = event(&guarded, clock.now(monotonic: monotonicNow), monotonicNow)
+            if let record = transition.record, let store, !guarded.machine.deleted {
+                guarded.machine.recordSubmitted(store.submit(record))
             }
-            return (value, transition.actions, machine.lastSequence)
+            return (value, transition.actions, guarded.machine.lastSequence)
         }
         if !actions.isEmpty { run(actions) }
         return (value, sequence)

@@ -45,8 +45,8 @@ struct OverlayReads {
         case shared(HTTPResponse)
         /// The version's template, to be filled in with these values outside the lock.
         case fill(Kept, MovingValues, at: Instant)
-        /// A deadline has passed: the read must be an event, which reaches it.
-        case deadlinePassed
+        /// A deadline had passed: the read was an event, which reached it; the overlay then.
+        case reached(OverlaySnapshot)
     }
 
     private(set) var kept: Kept?
