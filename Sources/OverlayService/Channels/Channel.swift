@@ -135,21 +135,24 @@ final class Channel: Sendable {
     func overlayResponse(unlessVersion: UInt64?) -> HTTPResponse {
         // One lock: a read between deadlines only looks; one past a deadline is an event, whose
         // record is stored and whose actions (readers answered, the version published) run.
-        let read = transactGuarded { guarded, now, monotonicNow -> (OverlayReads.Read, Machine.Transition) in
+        let (read, actions) = state.withLock { guarded -> (OverlayReads.Read, [Machine.Action]) in
+            let now = clock.now()
             switch guarded.machine.readOverlay(unlessVersion: unlessVersion, now: now) {
             case .deadlinePassed:
-                let (overlay, transition) = guarded.machine.read(now: now, monotonicNow: monotonicNow) {
-                    (engine, now) throws(Never) in engine.overlay(at: now)
-                }
-                return (.reached(overlay.get()), transition)
+                let monotonicNow = MonotonicClock.nanoseconds()
+                let (overlay, transition) = guarded.machine.read(
+                    now: clock.now(monotonic: monotonicNow), monotonicNow: monotonicNow
+                ) { (engine, now) throws(Never) in engine.overlay(at: now) }
+                submit(transition, of: &guarded.machine)
+                return (.reached(overlay.get()), transition.actions)
             case .notModified(let version):
                 let kept = guarded.reads.kept
-                return (.notModified(version: version, kept?.template.version == version ? kept : nil), .init())
+                return (.notModified(version: version, kept?.template.version == version ? kept : nil), [])
             case .current:
-                let read = guarded.reads.current(guarded.machine.engine, now: now, clock: clock.mode, encoder: encoder)
-                return (read, .init())
+                return (guarded.reads.current(guarded.machine.engine, now: now, clock: clock.mode, encoder: encoder), [])
             }
-        }.value
+        }
+        if !actions.isEmpty { run(actions) }
         switch read {
         case .notModified(let version, let kept):
             return kept?.notModified ?? encoder.notModified(version: version)
@@ -294,25 +297,24 @@ final class Channel: Sendable {
     private func transact<T>(
         _ event: (inout Machine, _ now: Instant, _ monotonicNow: Int64) -> (T, Machine.Transition)
     ) -> (value: T, sequence: UInt64?) {
-        transactGuarded { guarded, now, monotonicNow in event(&guarded.machine, now, monotonicNow) }
-    }
-
-    /// `transact`, with what the lock guards beside the machine (the overlay reads' cache).
-    @inline(__always)
-    private func transactGuarded<T>(
-        _ event: (inout Guarded, _ now: Instant, _ monotonicNow: Int64) -> (T, Machine.Transition)
-    ) -> (value: T, sequence: UInt64?) {
-        let (value, actions, sequence) = state.withLock { guarded in
+        let (value, actions, sequence) = withMachine { machine in
             // One reading for both clocks.
             let monotonicNow = MonotonicClock.nanoseconds()
-            let (value, transition) = event(&guarded, clock.now(monotonic: monotonicNow), monotonicNow)
-            if let record = transition.record, let store, !guarded.machine.deleted {
-                guarded.machine.recordSubmitted(store.submit(record))
-            }
-            return (value, transition.actions, guarded.machine.lastSequence)
+            let (value, transition) = event(&machine, clock.now(monotonic: monotonicNow), monotonicNow)
+            submit(transition, of: &machine)
+            return (value, transition.actions, machine.lastSequence)
         }
         if !actions.isEmpty { run(actions) }
         return (value, sequence)
+    }
+
+    /// Hands an event's record to the store, under the lock: one channel's records reach it in
+    /// the order they happened.
+    @inline(__always)
+    private func submit(_ transition: borrowing Machine.Transition, of machine: inout Machine) {
+        if let record = transition.record, let store, !machine.deleted {
+            machine.recordSubmitted(store.submit(record))
+        }
     }
 
     /// Runs the actions of an event, in order, each taken out of the list: a fan-out's waiters

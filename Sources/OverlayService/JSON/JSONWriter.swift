@@ -169,11 +169,6 @@ public struct JSONWriter: ~Copyable {
         append(piece)
     }
 
-    /// A part of a template's bytes appended as they are.
-    public mutating func raw(_ piece: ArraySlice<UInt8>) {
-        piece.withUnsafeBufferPointer { append($0) }
-    }
-
     /// A number appended with no separator: for filling a template.
     public mutating func rawNumber(_ value: Double) {
         appendNumber(value)

@@ -20,25 +20,34 @@ final class OverlayTemplate: Sendable {
     }
 
     let version: UInt64
-    /// The JSON with a gap at each slot's offset.
-    private let json: [UInt8]
-    private let slots: [(offset: Int, slot: Slot, base: Double)]
+    /// The JSON between the slots: one piece more than there are slots. Pieces rather than one
+    /// buffer cut at offsets: appending a whole array is the cheapest copy on the read path.
+    private let pieces: [[UInt8]]
+    private let slots: [(slot: Slot, base: Double)]
+    private let size: Int
 
     init(_ overlay: OverlaySnapshot, capacity: Int) {
         var writer = JSONWriter(capacity: capacity)
         writer.overlay(overlay)
         version = overlay.version
-        json = writer.bytes
-        slots = writer.slots.map { ($0.offset, Slot(rawValue: $0.tag)!, $0.base) }
+        let json = writer.bytes
+        var pieces: [[UInt8]] = []
+        var start = 0
+        for slot in writer.slots {
+            pieces.append(Array(json[start..<slot.offset]))
+            start = slot.offset
+        }
+        pieces.append(Array(json[start...]))
+        self.pieces = pieces
+        slots = writer.slots.map { (Slot(rawValue: $0.tag)!, $0.base) }
+        size = json.count
     }
 
     /// The JSON at the instant of `values`.
     func render(_ values: MovingValues) -> [UInt8] {
-        var writer = JSONWriter(capacity: json.count + 24 * slots.count)
-        var start = 0
-        for (offset, slot, base) in slots {
-            writer.raw(json[start..<offset])
-            start = offset
+        var writer = JSONWriter(capacity: size + 24 * slots.count)
+        for (index, (slot, base)) in slots.enumerated() {
+            writer.raw(pieces[index])
             switch slot {
             case .now: writer.rawSeconds(values.now)
             case .contentOffset: writer.rawNumber(values.contentOffset)
@@ -49,7 +58,7 @@ final class OverlayTemplate: Sendable {
             case .statusBarOffset: writer.rawNumber(values.statusBarOffset)
             }
         }
-        writer.raw(json[start...])
+        writer.raw(pieces[slots.count])
         return writer.bytes
     }
 }
