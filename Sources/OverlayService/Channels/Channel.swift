@@ -149,7 +149,9 @@ final class Channel: Sendable {
                 let kept = guarded.reads.kept
                 return (.notModified(version: version, kept?.template.version == version ? kept : nil), [])
             case .current:
-                return (guarded.reads.current(guarded.machine.engine, now: now, clock: clock.mode, encoder: encoder), [])
+                return (
+                    guarded.reads.current(guarded.machine.engine, now: now, clock: clock.mode, encoder: encoder), []
+                )
             }
         }
         if !actions.isEmpty { run(actions) }
