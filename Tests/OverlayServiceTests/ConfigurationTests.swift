@@ -1,4 +1,5 @@
 import OverlayEngine
+import ServiceTestSupport
 import TestSupport
 import Testing
 
