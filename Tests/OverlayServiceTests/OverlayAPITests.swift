@@ -245,9 +245,7 @@ struct OverlayAPITests {
         }
     }
 
-    static func sample(_ text: String, _ name: String) -> Double? {
-        text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ")[1]) }
-    }
+    static func sample(_ text: String, _ name: String) -> Double? { MetricSamples(text)[name] }
 
     /// GET /clock reads the manual clock; POST /clock moves it by `advance`, to `to`, or by a text body.
     @Test func manualClock() throws {

@@ -80,14 +80,5 @@ struct RequestDurationTests {
     }
 
     /// Every sample of `GET /metrics`, by name and labels.
-    static func samples(_ live: LiveServer) throws -> [String: Double] {
-        var samples: [String: Double] = [:]
-        for line in try live.get("/metrics").text.split(separator: "\n") where !line.hasPrefix("#") {
-            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else {
-                continue
-            }
-            samples[String(line[..<space])] = value
-        }
-        return samples
-    }
+    static func samples(_ live: LiveServer) throws -> [String: Double] { try live.metrics().values }
 }

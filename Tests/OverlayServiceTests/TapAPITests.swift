@@ -182,11 +182,7 @@ struct TapAPITests {
             let unread = try live.request("GET", "/messages/1", headers: [("Authorization", "Bearer reader")])
             #expect(unread.json["taps"]?.array == [])
             #expect(try live.request("POST", "/overlay/tap", headers: writer).status == 200)
-            var samples: [String: Double] = [:]
-            for line in try live.request("GET", "/metrics", headers: writer).text.split(separator: "\n") {
-                guard !line.hasPrefix("#"), let space = line.lastIndex(of: " ") else { continue }
-                samples[String(line[..<space])] = Double(line[line.index(after: space)...])
-            }
+            let samples = try live.metrics(headers: writer)
             #expect(samples[#"overlayd_request_duration_seconds_count{route="/overlay/tap",method="POST"}"#] == 3)
         }
     }
