@@ -1,3 +1,4 @@
+import ServiceTestSupport
 import Synchronization
 import TestSupport
 import Testing
@@ -31,35 +32,36 @@ struct CommitWaitTests {
     /// and the client of a stored message got a 499 instead of its 202.
     @Test func writeWaitingForItsCommitOutlivesTheSweep() throws {
         let directory = try TemporaryDirectory()
-        let live = try PersistenceTests.server(on: directory)
-        #expect(try live.post("/messages", json: #"{"text": "first"}"#).status == 202)
-        let store = try #require(live.server.service.store)
-        // The writer holds the next commit (the POST's) until the sweep has looked: no clock (such
-        // as SQLite's busy timeout, were another connection to hold its lock) runs meanwhile.
-        store.flush()
-        store.holdNextCommit()
-        defer { store.releaseHeldCommit() }
-        let posted = Mutex<HTTPReply?>(nil)
-        let reaped = Mutex<Int?>(nil)
-        onThreads(2) { thread in
-            if thread == 0 {
-                let response = try? RawClient.request("POST", "/messages", port: live.port, body: "held")
-                posted.withLock { $0 = response }
-                return
+        try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+            #expect(try live.post("/messages", json: #"{"text": "first"}"#).status == 202)
+            let store = try #require(live.server.service.store)
+            // The writer holds the next commit (the POST's) until the sweep has looked: no clock (such
+            // as SQLite's busy timeout, were another connection to hold its lock) runs meanwhile.
+            store.flush()
+            store.holdNextCommit()
+            defer { store.releaseHeldCommit() }
+            let posted = Mutex<HTTPReply?>(nil)
+            let reaped = Mutex<Int?>(nil)
+            onThreads(2) { thread in
+                if thread == 0 {
+                    let response = try? RawClient.request("POST", "/messages", port: live.port, body: "held")
+                    posted.withLock { $0 = response }
+                    return
+                }
+                // The write waits for its commit, and its client's half-close has reached the server
+                // (the server's side of the connection is in CLOSE_WAIT): what the sweep looks at.
+                let halfClosed = eventually {
+                    !live.server.http.suspended.isEmpty
+                        && TCPTable().served(onPort: live.port, in: .closeWait).count == 1
+                }
+                reaped.withLock { $0 = halfClosed ? live.server.http.reapDisconnected() : nil }
+                store.releaseHeldCommit()
             }
-            // The write waits for its commit, and its client's half-close has reached the server
-            // (the server's side of the connection is in CLOSE_WAIT): what the sweep looks at.
-            let halfClosed = eventually {
-                !live.server.http.suspended.isEmpty
-                    && TCPTable().served(onPort: live.port, in: .closeWait).count == 1
-            }
-            reaped.withLock { $0 = halfClosed ? live.server.http.reapDisconnected() : nil }
-            store.releaseHeldCommit()
+            #expect(reaped.withLock { $0 } == 0)
+            let response = try #require(posted.withLock { $0 })
+            #expect(response.status == 202)
+            #expect(response.json["text"]?.string == "held")
+            #expect(try live.get("/messages").json["messages"]?.array?.count == 2)
         }
-        #expect(reaped.withLock { $0 } == 0)
-        let response = try #require(posted.withLock { $0 })
-        #expect(response.status == 202)
-        #expect(response.json["text"]?.string == "held")
-        #expect(try live.get("/messages").json["messages"]?.array?.count == 2)
     }
 }
