@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import MicroHTTP
+@testable import OverlayEngine
 @testable import OverlayService
 @testable import OverlayStore
 
@@ -14,6 +15,33 @@ import Testing
 /// A write waiting for its commit, and the once-a-second sweep of readers whose clients left.
 @Suite("Writes waiting for their commit")
 struct CommitWaitTests {
+    /// A failed commit's writers are answered only once its channels are rolled back: asked
+    /// during the rollback, the sequence is not resolved yet (it once was, and a 503 could reach a
+    /// client that then read the state the failed write left, not yet undone).
+    @Test func aFailedCommitIsAnsweredAfterItsRollback() throws {
+        let directory = try TemporaryDirectory()
+        let store = try OverlayStore(directory: directory.path)
+        let during = Mutex<[String]>([])
+        let sequence = Mutex<UInt64>(0)
+        store.start { channel, _ in
+            let submitted = sequence.withLock { $0 }
+            store.whenDurable(submitted) { durable in during.withLock { $0.append("answered \(durable)") } }
+            during.withLock { $0.append("rolled back \(channel)") }
+        }
+        defer { store.close() }
+        var engine = OverlayEngine(configuration: EngineConfiguration())
+        let changes = engine.post(MessageInput(text: "lost"), at: .zero).changes
+        store.failNextCommits(1)
+        let submitted = sequence.withLock { value in
+            value = store.submit(ChannelRecord(name: "c", engine: engine, changes: changes))
+            return value
+        }
+        #expect(!store.waitUntilDurable(submitted))
+        // The callbacks run on the writer thread once the sequence is resolved: wait for the answer.
+        #expect(eventually { during.withLock { $0.count } == 2 })
+        #expect(during.withLock { $0 } == ["rolled back c", "answered false"])
+    }
+
     /// A sequence this store never gave (one a closed store gave) is answered false at once, not
     /// waited for forever; one it gave is true once committed.
     @Test func aSequenceNeverGivenIsNotWaitedFor() throws {
