@@ -135,7 +135,10 @@ final class Channel: Sendable {
     func overlayResponse(unlessVersion: UInt64?) -> HTTPResponse {
         // One lock: a read between deadlines only looks; one past a deadline is an event, whose
         // record is stored and whose actions (readers answered, the version published) run.
-        let (read, actions) = state.withLock { guarded -> (OverlayReads.Read, [Machine.Action]) in
+        // The overlay a passed deadline left goes beside the small answer (nil then): a snapshot
+        // in the enum would make every read copy its size out of the lock.
+        var reached: OverlaySnapshot?
+        let (answer, actions) = state.withLock { guarded -> (OverlayReads.Read?, [Machine.Action]) in
             let now = clock.now()
             switch guarded.machine.readOverlay(unlessVersion: unlessVersion, now: now) {
             case .deadlinePassed:
@@ -144,7 +147,8 @@ final class Channel: Sendable {
                     now: clock.now(monotonic: monotonicNow), monotonicNow: monotonicNow
                 ) { (engine, now) throws(Never) in engine.overlay(at: now) }
                 submit(transition, of: &guarded.machine)
-                return (.reached(overlay.get()), transition.actions)
+                reached = overlay.get()
+                return (nil, transition.actions)
             case .notModified(let version):
                 let kept = guarded.reads.kept
                 return (.notModified(version: version, kept?.template.version == version ? kept : nil), [])
@@ -155,7 +159,13 @@ final class Channel: Sendable {
             }
         }
         if !actions.isEmpty { run(actions) }
-        switch read {
+        guard let answer else {
+            // The read was the event that reached a deadline, and left the overlay then.
+            let overlay = reached!
+            return overlay.version == unlessVersion
+                ? encoder.notModified(version: overlay.version) : encoder.response(overlay)
+        }
+        switch answer {
         case .notModified(let version, let kept):
             return kept?.notModified ?? encoder.notModified(version: version)
         case .shared(let response):
@@ -167,9 +177,6 @@ final class Channel: Sendable {
             let shared = OverlayReads.Shared(version: kept.template.version, at: now, response: response)
             state.withLock { $0.reads.keep(shared, current: $0.machine.engine.version) }
             return response
-        case .reached(let overlay):
-            return overlay.version == unlessVersion
-                ? encoder.notModified(version: overlay.version) : encoder.response(overlay)
         }
     }
 

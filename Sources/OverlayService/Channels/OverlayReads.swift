@@ -45,8 +45,6 @@ struct OverlayReads {
         case shared(HTTPResponse)
         /// The version's template, to be filled in with these values outside the lock.
         case fill(Kept, MovingValues, at: Instant)
-        /// A deadline had passed: the read was an event, which reached it; the overlay then.
-        case reached(OverlaySnapshot)
     }
 
     private(set) var kept: Kept?
