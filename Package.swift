@@ -101,6 +101,10 @@ let package = Package(
         // What the test targets share: the one raw HTTP client, event-stream client, child-process
         // runner and `eventually`, loopback sockets, the built executable, files, a seeded generator.
         .target(name: "TestSupport", dependencies: ["Platform"], path: "Tests/TestSupport", swiftSettings: strict),
+        // The in-process server the service's and the publisher's tests share, on public API only.
+        .target(
+            name: "ServiceTestSupport", dependencies: ["OverlayService", "TestSupport"],
+            path: "Tests/ServiceTestSupport", swiftSettings: strict),
         // Digests and MACs against the NIST and RFC 4231 vectors, randomness, constant-time equality.
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"], swiftSettings: strict),
         // Tokens and keys that Python's pyjwt and cryptography made (scripts/jwt-fixtures): good,
@@ -123,12 +127,17 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "OverlayServiceTests",
-            dependencies: ["OverlayService", "OverlayEngine", "MicroHTTP", "Platform", "TestSupport", "Crypto"],
+            dependencies: [
+                "OverlayService", "OverlayEngine", "MicroHTTP", "Platform", "TestSupport", "ServiceTestSupport",
+                "Crypto",
+            ],
             exclude: ["Fixtures"], swiftSettings: strict
         ),
         .testTarget(
             name: "OverlayPublisherTests",
-            dependencies: ["OverlayPublisher", "OverlayService", "OverlayEngine", "Platform", "TestSupport"],
+            dependencies: [
+                "OverlayPublisher", "OverlayService", "OverlayEngine", "Platform", "TestSupport", "ServiceTestSupport",
+            ],
             swiftSettings: strict
         ),
         // Widths against a fixture that Python's uharfbuzz computed on the same font file

@@ -269,11 +269,7 @@ public final class OverlayStore: Sendable {
     /// the writers of all those changes are answered false, and the writer waits a moment.
     private func rollBack(_ batch: [(sequence: UInt64, record: ChannelRecord)]) {
         writer.forgetReservations()
-        let rollback = thread.withLock { locked in
-            locked.state.committed = batch.last!.sequence
-            for entry in batch { locked.state.fail(entry.sequence) }
-            return locked.state.rollback
-        }
+        let rollback = thread.withLock { $0.state.rollback }
         var channels: [String] = []
         for entry in batch where !channels.contains(entry.record.name) { channels.append(entry.record.name) }
         if let rollback {
@@ -281,7 +277,11 @@ public final class OverlayStore: Sendable {
                 rollback(channel) { () throws(StoreError) in try writer.loadChannel(channel) }
             }
         }
+        // The batch fails only once its channels are rolled back: a writer that asks about its
+        // sequence in between waits, so that no 503 is answered before the state it left is gone.
         let due = thread.withLock { locked in
+            locked.state.committed = batch.last!.sequence
+            for entry in batch { locked.state.fail(entry.sequence) }
             defer { locked.state.unanswered = [] }
             locked.state.committing = false
             locked.broadcast()

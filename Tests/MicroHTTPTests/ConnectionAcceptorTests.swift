@@ -86,14 +86,19 @@ struct ConnectionAcceptorTests {
     /// Stopping while both pool threads are busy with connections coming and going: libmicrohttpd
     /// never sees a listening socket, so nothing races over removing it from their epoll sets
     /// (with the daemon's own listening socket, `MHD_quiesce_daemon` could abort the process here).
+    /// Each round stops once requests are being answered, every exchange ends in a whole answer
+    /// or a refused or closed connection, never a cut or wrong one, and the stop returns.
     @Test func stoppingUnderLoad() throws {
-        for _ in 0..<300 {
+        for round in 0..<300 {
             let server = try Self.server()
             let port = server.port
             let going = Atomic(true)
+            let answered = Atomic(0)
+            let wrong = Atomic(0)
             onThreads(5) { thread in
                 if thread == 0 {
-                    usleep(500)
+                    // The load is on once answers come back: stop in the middle of it.
+                    _ = eventually { answered.load(ordering: .acquiring) >= 4 }
                     server.stopAccepting()
                     going.store(false, ordering: .releasing)
                     return
@@ -101,10 +106,17 @@ struct ConnectionAcceptorTests {
                 while going.load(ordering: .acquiring) {
                     guard let client = try? RawClient(port: port, timeoutSeconds: 2) else { continue }
                     try? client.send("GET /load HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                    _ = client.receive()
+                    let answer = String(decoding: client.receive(), as: UTF8.self)
+                    if answer.hasPrefix("HTTP/1.1 200") && answer.hasSuffix("/load") {
+                        answered.add(1, ordering: .releasing)
+                    } else if !answer.isEmpty {
+                        wrong.add(1, ordering: .relaxed)
+                    }
                 }
             }
             server.stop(grace: 0)
+            #expect(answered.load(ordering: .acquiring) >= 4, "round \(round): stopped before the load was on")
+            #expect(wrong.load(ordering: .relaxed) == 0, "round \(round): an answer cut or wrong")
         }
     }
 }

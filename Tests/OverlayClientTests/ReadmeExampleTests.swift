@@ -27,8 +27,7 @@ func readmeExample(_ address: String) async throws {
 
 @Suite("README")
 struct ReadmeExampleTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: Repository.root)
 
     /// The example in the README is the one compiled above.
     @Test func exampleIsTheCompiledOne() async throws {

@@ -1,3 +1,4 @@
+import ServiceTestSupport
 import Synchronization
 import TestSupport
 import Testing
@@ -18,13 +19,16 @@ struct NchanTests {
         #expect(nchan.workerCrashes == 0, "\(nchan.errorLog.suffix(1500))", sourceLocation: sourceLocation)
     }
 
-    private func overlayd(_ nchan: NchanServer, queue: Int = 64) throws -> LiveOverlayd {
-        try LiveOverlayd(publish: nchan.publishTemplate) { $0.publishQueue = queue }
+    private func overlayd(_ nchan: NchanServer, queue: Int = 64) throws -> LiveServer {
+        try LiveServer {
+            $0.publish = nchan.publishTemplate
+            $0.publishQueue = queue
+        }
     }
 
     /// Writes `count` messages and returns the overlay JSON of each new version, by version.
     private func write(
-        _ live: LiveOverlayd, _ channel: String, _ count: Int, from first: Int = 1
+        _ live: LiveServer, _ channel: String, _ count: Int, from first: Int = 1
     ) throws -> [Int: String] {
         var overlays: [Int: String] = [:]
         for index in first..<(first + count) {
@@ -48,34 +52,35 @@ struct NchanTests {
     @Test func everyVersionReachesEverySubscriberInOrderOnce() throws {
         let nchan = try NchanServer()
         defer { expectNoCrash(nchan) }
-        let live = try overlayd(nchan)
-        let first = try StreamClient.events(port: nchan.port, path: "/sub/ci")
-        let second = try StreamClient.events(port: nchan.port, path: "/sub/ci")
-        #expect(first.status == 200)
-        #expect(first.header("Content-Type")?.hasPrefix("text/event-stream") == true)
-        let overlays = try write(live, "ci", 40)
-        let last = try live.version("ci")
-        #expect(overlays.keys.sorted() == Array(1...40))
-        for stream in [first, second] {
-            let events = stream.events { $0.overlayVersion == last }
-            #expect(events.map(\.overlayVersion) == Array(1...40).map { $0 })
-            #expect(events.allSatisfy { $0.event == "overlay" })
-            // The data is the overlay JSON of that version, byte for byte.
-            #expect(events.allSatisfy { $0.overlayVersion.flatMap { overlays[$0] } == $0.data })
-            expectInNchanOrder(events)
+        try withLiveServer(started: overlayd(nchan)) { live in
+            let first = try StreamClient.events(port: nchan.port, path: "/sub/ci")
+            let second = try StreamClient.events(port: nchan.port, path: "/sub/ci")
+            #expect(first.status == 200)
+            #expect(first.header("Content-Type")?.hasPrefix("text/event-stream") == true)
+            let overlays = try write(live, "ci", 40)
+            let last = try live.version(of: "ci")
+            #expect(overlays.keys.sorted() == Array(1...40))
+            for stream in [first, second] {
+                let events = stream.events { $0.overlayVersion == last }
+                #expect(events.map(\.overlayVersion) == Array(1...40).map { $0 })
+                #expect(events.allSatisfy { $0.event == "overlay" })
+                // The data is the overlay JSON of that version, byte for byte.
+                #expect(events.allSatisfy { $0.overlayVersion.flatMap { overlays[$0] } == $0.data })
+                expectInNchanOrder(events)
+            }
+            // Nothing after the last version: the next event either reader gets is the next version's,
+            // not a duplicate come late.
+            let next = try write(live, "ci", 1, from: 41)
+            for stream in [first, second] {
+                let event = stream.nextEvent()
+                #expect(event?.overlayVersion == 41)
+                #expect(event?.data == next[41])
+            }
+            // A reader can get an event before the publisher has read nchan's answer to its POST:
+            // the count follows that answer.
+            #expect(eventually { (try? live.metrics())?["overlayd_publish_published_total"] == 41 })
+            #expect(try live.metrics()["overlayd_publish_failed_total"] == 0)
         }
-        // Nothing after the last version: the next event either reader gets is the next version's,
-        // not a duplicate come late.
-        let next = try write(live, "ci", 1, from: 41)
-        for stream in [first, second] {
-            let event = stream.nextEvent()
-            #expect(event?.overlayVersion == 41)
-            #expect(event?.data == next[41])
-        }
-        // A reader can get an event before the publisher has read nchan's answer to its POST:
-        // the count follows that answer.
-        #expect(eventually { (try? live.metric("overlayd_publish_published_total")) == 41 })
-        #expect(try live.metric("overlayd_publish_failed_total") == 0)
     }
 
     /// nchan assigns its own message ids; a reader resumes with the last one it saw
@@ -84,32 +89,33 @@ struct NchanTests {
     @Test func aReaderResumesFromItsLastEventID() throws {
         let nchan = try NchanServer()
         defer { expectNoCrash(nchan) }
-        let live = try overlayd(nchan)
-        let stream = try StreamClient.events(port: nchan.port, path: "/sub/resume")
-        _ = try write(live, "resume", 5)
-        let seen = stream.events { $0.overlayVersion == 5 }
-        #expect(seen.map(\.overlayVersion) == [1, 2, 3, 4, 5])
-        let lastID = try #require(seen.last?.id)
-        let missed = try write(live, "resume", 5, from: 6)
-        #expect(eventually { (try? live.metric("overlayd_publish_published_total")) == 10 })
+        try withLiveServer(started: overlayd(nchan)) { live in
+            let stream = try StreamClient.events(port: nchan.port, path: "/sub/resume")
+            _ = try write(live, "resume", 5)
+            let seen = stream.events { $0.overlayVersion == 5 }
+            #expect(seen.map(\.overlayVersion) == [1, 2, 3, 4, 5])
+            let lastID = try #require(seen.last?.id)
+            let missed = try write(live, "resume", 5, from: 6)
+            #expect(eventually { (try? live.metrics())?["overlayd_publish_published_total"] == 10 })
 
-        let resumed = try StreamClient.events(
-            port: nchan.port, path: "/sub/resume", headers: [("Last-Event-ID", lastID)])
-        let events = resumed.events { $0.overlayVersion == 10 }
-        #expect(events.map(\.overlayVersion) == [6, 7, 8, 9, 10])
-        #expect(events.allSatisfy { $0.overlayVersion.flatMap { missed[$0] } == $0.data })
-        // Nothing more: the next event is the next version's.
-        _ = try write(live, "resume", 1, from: 11)
-        #expect(resumed.nextEvent()?.overlayVersion == 11)
+            let resumed = try StreamClient.events(
+                port: nchan.port, path: "/sub/resume", headers: [("Last-Event-ID", lastID)])
+            let events = resumed.events { $0.overlayVersion == 10 }
+            #expect(events.map(\.overlayVersion) == [6, 7, 8, 9, 10])
+            #expect(events.allSatisfy { $0.overlayVersion.flatMap { missed[$0] } == $0.data })
+            // Nothing more: the next event is the next version's.
+            _ = try write(live, "resume", 1, from: 11)
+            #expect(resumed.nextEvent()?.overlayVersion == 11)
 
-        let encoded = lastID.replacingColons()
-        let browser = try StreamClient.events(port: nchan.port, path: "/sub/resume?last_event_id=\(encoded)")
-        #expect(browser.events { $0.overlayVersion == 10 }.map(\.overlayVersion) == [6, 7, 8, 9, 10])
+            let encoded = lastID.replacingColons()
+            let browser = try StreamClient.events(port: nchan.port, path: "/sub/resume?last_event_id=\(encoded)")
+            #expect(browser.events { $0.overlayVersion == 10 }.map(\.overlayVersion) == [6, 7, 8, 9, 10])
 
-        // A new reader without an id gets what the channel keeps, oldest first: it ends on the
-        // current overlay.
-        let fresh = try StreamClient.events(port: nchan.port, path: "/sub/resume")
-        #expect(fresh.events { $0.overlayVersion == 10 }.map(\.overlayVersion) == Array(1...10))
+            // A new reader without an id gets what the channel keeps, oldest first: it ends on the
+            // current overlay.
+            let fresh = try StreamClient.events(port: nchan.port, path: "/sub/resume")
+            #expect(fresh.events { $0.overlayVersion == 10 }.map(\.overlayVersion) == Array(1...10))
+        }
     }
 
     /// Long-poll: nchan answers with the oldest message it keeps, then each request carrying the
@@ -117,32 +123,35 @@ struct NchanTests {
     @Test func aLongPollWalksTheVersions() throws {
         let nchan = try NchanServer()
         defer { expectNoCrash(nchan) }
-        let live = try overlayd(nchan)
-        _ = try write(live, "lp", 3)
-        #expect(eventually { (try? live.metric("overlayd_publish_published_total")) == 3 })
-        var etag = ""
-        var modified = ""
-        for expected in 1...3 {
-            let headers = expected == 1 ? [] : [("If-None-Match", etag), ("If-Modified-Since", modified)]
-            let reply = try RawClient.request("GET", "/sub/lp", port: nchan.port, headers: headers, halfClose: false)
-            #expect(reply.status == 200)
-            #expect(version(ofJSON: reply.text) == expected)
-            #expect(reply.header("Content-Type") == "application/json")
-            etag = try #require(reply.header("Etag"))
-            modified = try #require(reply.header("Last-Modified"))
+        try withLiveServer(started: overlayd(nchan)) { live in
+            _ = try write(live, "lp", 3)
+            #expect(eventually { (try? live.metrics())?["overlayd_publish_published_total"] == 3 })
+            var etag = ""
+            var modified = ""
+            for expected in 1...3 {
+                let headers = expected == 1 ? [] : [("If-None-Match", etag), ("If-Modified-Since", modified)]
+                let reply = try RawClient.request(
+                    "GET", "/sub/lp", port: nchan.port, headers: headers, halfClose: false)
+                #expect(reply.status == 200)
+                #expect(version(ofJSON: reply.text) == expected)
+                #expect(reply.header("Content-Type") == "application/json")
+                etag = try #require(reply.header("Etag"))
+                modified = try #require(reply.header("Last-Modified"))
+            }
+            // The fourth version is written once the long-poll below waits for it at nchan.
+            let port = nchan.port
+            onDetachedThread {
+                _ = eventually { NchanTests.subscribers(port: port, channel: "lp") >= 1 }
+                _ = try? live.post("lp", "the fourth")
+            }
+            let next = try RawClient.request(
+                "GET", "/sub/lp", port: nchan.port,
+                headers: [("If-None-Match", etag), ("If-Modified-Since", modified)],
+                halfClose: false)
+            #expect(next.status == 200)
+            #expect(version(ofJSON: next.text) == 4)
+            #expect(next.text == (try live.overlay("lp").text))
         }
-        // The fourth version is written once the long-poll below waits for it at nchan.
-        let port = nchan.port
-        onDetachedThread {
-            _ = eventually { NchanTests.subscribers(port: port, channel: "lp") >= 1 }
-            _ = try? live.post("lp", "the fourth")
-        }
-        let next = try RawClient.request(
-            "GET", "/sub/lp", port: nchan.port, headers: [("If-None-Match", etag), ("If-Modified-Since", modified)],
-            halfClose: false)
-        #expect(next.status == 200)
-        #expect(version(ofJSON: next.text) == 4)
-        #expect(next.text == (try live.overlay("lp").text))
     }
 
     /// nginx down while overlayd writes on: every write is answered, publishing stops; nginx back:
@@ -150,37 +159,39 @@ struct NchanTests {
     @Test func afterThePublisherWasDownTheReaderEndsOnTheCurrentVersion() throws {
         let nchan = try NchanServer()
         defer { expectNoCrash(nchan) }
-        let live = try overlayd(nchan)
-        let before = try StreamClient.events(port: nchan.port, path: "/sub/down")
-        _ = try write(live, "down", 3)
-        let seen = before.events { $0.overlayVersion == 3 }
-        #expect(seen.map(\.overlayVersion) == [1, 2, 3])
-        let lastID = try #require(seen.last?.id)
+        try withLiveServer(started: overlayd(nchan)) { live in
+            let before = try StreamClient.events(port: nchan.port, path: "/sub/down")
+            _ = try write(live, "down", 3)
+            let seen = before.events { $0.overlayVersion == 3 }
+            #expect(seen.map(\.overlayVersion) == [1, 2, 3])
+            let lastID = try #require(seen.last?.id)
 
-        nchan.stopNginx()
-        #expect(before.waitForClose())
-        _ = try write(live, "down", 12, from: 4)
-        #expect(eventually { (try? live.metric("overlayd_publish_up")) == 0 })
-        #expect(try live.metric("overlayd_publish_queue_depth") == 1)
+            nchan.stopNginx()
+            #expect(before.waitForClose())
+            _ = try write(live, "down", 12, from: 4)
+            #expect(eventually { (try? live.metrics())?["overlayd_publish_up"] == 0 })
+            #expect(try live.metrics()["overlayd_publish_queue_depth"] == 1)
 
-        try nchan.startNginx()
-        #expect(eventually { (try? live.metric("overlayd_publish_up")) == 1 })
-        let current = try live.version("down")
-        #expect(current == 15)
-        let resumed = try StreamClient.events(port: nchan.port, path: "/sub/down", headers: [("Last-Event-ID", lastID)])
-        let events = resumed.events { $0.overlayVersion == current }
-        #expect(events.last?.overlayVersion == current)
-        let versions = events.compactMap(\.overlayVersion)
-        #expect(versions.allSatisfy { $0 > 3 })
-        #expect(zip(versions, versions.dropFirst()).allSatisfy { $0 < $1 })
-        // Versions written while nchan was down gave way to the newest: at most the one in
-        // flight when it went down precedes it.
-        #expect(versions.count <= 2)
-        // Nothing more: the next event is the next version's.
-        _ = try write(live, "down", 1, from: 16)
-        #expect(resumed.nextEvent()?.overlayVersion == 16)
-        #expect(try live.metric("overlayd_publish_failed_total") ?? 0 >= 1)
-        #expect(try live.metric("overlayd_publish_retried_total") ?? 0 >= 1)
+            try nchan.startNginx()
+            #expect(eventually { (try? live.metrics())?["overlayd_publish_up"] == 1 })
+            let current = try live.version(of: "down")
+            #expect(current == 15)
+            let resumed = try StreamClient.events(
+                port: nchan.port, path: "/sub/down", headers: [("Last-Event-ID", lastID)])
+            let events = resumed.events { $0.overlayVersion == current }
+            #expect(events.last?.overlayVersion == current)
+            let versions = events.compactMap(\.overlayVersion)
+            #expect(versions.allSatisfy { $0 > 3 })
+            #expect(zip(versions, versions.dropFirst()).allSatisfy { $0 < $1 })
+            // Versions written while nchan was down gave way to the newest: at most the one in
+            // flight when it went down precedes it.
+            #expect(versions.count <= 2)
+            // Nothing more: the next event is the next version's.
+            _ = try write(live, "down", 1, from: 16)
+            #expect(resumed.nextEvent()?.overlayVersion == 16)
+            #expect(try live.metrics()["overlayd_publish_failed_total"] ?? 0 >= 1)
+            #expect(try live.metrics()["overlayd_publish_retried_total"] ?? 0 >= 1)
+        }
     }
 
     /// Redis restarted (losing what it held): nchan reconnects, overlayd's retries get through,
@@ -188,33 +199,34 @@ struct NchanTests {
     @Test func afterRedisRestartsDeliveryResumes() throws {
         let nchan = try NchanServer()
         defer { expectNoCrash(nchan) }
-        let live = try overlayd(nchan)
-        let reader = try StreamClient.events(port: nchan.port, path: "/sub/redis")
-        _ = try write(live, "redis", 2)
-        #expect(reader.events { $0.overlayVersion == 2 }.map(\.overlayVersion) == [1, 2])
+        try withLiveServer(started: overlayd(nchan)) { live in
+            let reader = try StreamClient.events(port: nchan.port, path: "/sub/redis")
+            _ = try write(live, "redis", 2)
+            #expect(reader.events { $0.overlayVersion == 2 }.map(\.overlayVersion) == [1, 2])
 
-        nchan.killRedis()
-        _ = try write(live, "redis", 6, from: 3)
-        try nchan.startRedis()
-        let current = try live.version("redis")
-        let events = reader.events { $0.overlayVersion == current }
-        #expect(events.last?.overlayVersion == current, "nginx: \(nchan.errorLog.suffix(2000))")
-        let versions = events.compactMap(\.overlayVersion)
-        #expect(zip(versions, versions.dropFirst()).allSatisfy { $0 < $1 })
-        #expect(versions.allSatisfy { $0 > 2 })
-        // And on from there, every version again, unless a publish failed once more while the
-        // new Redis settled (nchan answers 5xx until its connection is back): then the versions
-        // written meanwhile give way to the newest, as they do while nchan is down.
-        let failedBefore = try live.metric("overlayd_publish_failed_total") ?? 0
-        _ = try write(live, "redis", 3, from: 9)
-        let after = reader.events { $0.overlayVersion == current + 3 }.compactMap(\.overlayVersion)
-        let failedAfter = try live.metric("overlayd_publish_failed_total") ?? 0
-        if failedAfter == failedBefore {
-            #expect(after == [current + 1, current + 2, current + 3])
-        } else {
-            #expect(after.last == current + 3)
-            #expect(zip(after, after.dropFirst()).allSatisfy { $0 < $1 })
-            #expect(after.allSatisfy { $0 > current })
+            nchan.killRedis()
+            _ = try write(live, "redis", 6, from: 3)
+            try nchan.startRedis()
+            let current = try live.version(of: "redis")
+            let events = reader.events { $0.overlayVersion == current }
+            #expect(events.last?.overlayVersion == current, "nginx: \(nchan.errorLog.suffix(2000))")
+            let versions = events.compactMap(\.overlayVersion)
+            #expect(zip(versions, versions.dropFirst()).allSatisfy { $0 < $1 })
+            #expect(versions.allSatisfy { $0 > 2 })
+            // And on from there, every version again, unless a publish failed once more while the
+            // new Redis settled (nchan answers 5xx until its connection is back): then the versions
+            // written meanwhile give way to the newest, as they do while nchan is down.
+            let failedBefore = try live.metrics()["overlayd_publish_failed_total"] ?? 0
+            _ = try write(live, "redis", 3, from: 9)
+            let after = reader.events { $0.overlayVersion == current + 3 }.compactMap(\.overlayVersion)
+            let failedAfter = try live.metrics()["overlayd_publish_failed_total"] ?? 0
+            if failedAfter == failedBefore {
+                #expect(after == [current + 1, current + 2, current + 3])
+            } else {
+                #expect(after.last == current + 3)
+                #expect(zip(after, after.dropFirst()).allSatisfy { $0 < $1 })
+                #expect(after.allSatisfy { $0 > current })
+            }
         }
     }
 }

@@ -1,3 +1,4 @@
+import ServiceTestSupport
 import TestSupport
 import Testing
 
@@ -26,61 +27,70 @@ struct AccessLiveTests {
     /// A stream held with a token that is revoked gets `event: error` with the `invalid_token`
     /// body, then the response ends; reconnecting is 401.
     @Test func revocationEndsAStream() throws {
-        let live = try LiveServer { $0.token = Self.admin }
-        let token = try Self.make(live.port, Self.reader)
-        let stream = try StreamClient.events(port: live.port, headers: [("Authorization", "Bearer \(token.secret)")])
-        #expect(stream.status == 200)
-        #expect(stream.nextEvent()?.event == "overlay")
-        #expect(
-            try RawClient.request("DELETE", "/tokens/\(token.id)", port: live.port, headers: Self.asAdmin).status == 204
-        )
-        let ended = stream.nextEvent()
-        #expect(ended?.event == "error")
-        #expect(ended?.data?.contains(#""code":"invalid_token""#) == true, "\(String(describing: ended))")
-        // Then the response ends: its last chunk, nothing after the error.
-        #expect(stream.nextBlock() == nil && stream.ended)
-        let again = try RawClient.request(
-            "GET", "/events", port: live.port, headers: [("Authorization", "Bearer \(token.secret)")])
-        #expect(again.status == 401)
-        // A stream held with another credential goes on.
-        let other = try Self.make(live.port, Self.reader)
-        let kept = try StreamClient.events(port: live.port, path: "/events?auth=\(other.secret)")
-        #expect(kept.nextEvent()?.event == "overlay")
-        #expect(try live.post("/messages", json: #"{"text": "still here"}"#).status == 401)
-        #expect(
-            try RawClient.request("POST", "/messages", port: live.port, headers: Self.asAdmin, body: #"{"text": "x"}"#)
+        try withLiveServer(configure: { $0.token = Self.admin }) { live in
+            let token = try Self.make(live.port, Self.reader)
+            let stream = try StreamClient.events(
+                port: live.port, headers: [("Authorization", "Bearer \(token.secret)")])
+            #expect(stream.status == 200)
+            #expect(stream.nextEvent()?.event == "overlay")
+            #expect(
+                try RawClient.request("DELETE", "/tokens/\(token.id)", port: live.port, headers: Self.asAdmin).status
+                    == 204
+            )
+            let ended = stream.nextEvent()
+            #expect(ended?.event == "error")
+            #expect(ended?.data?.contains(#""code":"invalid_token""#) == true, "\(String(describing: ended))")
+            // Then the response ends: its last chunk, nothing after the error.
+            #expect(stream.nextBlock() == nil && stream.ended)
+            let again = try RawClient.request(
+                "GET", "/events", port: live.port, headers: [("Authorization", "Bearer \(token.secret)")])
+            #expect(again.status == 401)
+            // A stream held with another credential goes on.
+            let other = try Self.make(live.port, Self.reader)
+            let kept = try StreamClient.events(port: live.port, path: "/events?auth=\(other.secret)")
+            #expect(kept.nextEvent()?.event == "overlay")
+            #expect(try live.post("/messages", json: #"{"text": "still here"}"#).status == 401)
+            #expect(
+                try RawClient.request(
+                    "POST", "/messages", port: live.port, headers: Self.asAdmin, body: #"{"text": "x"}"#
+                )
                 .status == 202)
-        #expect(kept.nextEvent()?.event == "overlay")
+            #expect(kept.nextEvent()?.event == "overlay")
+        }
     }
 
     /// A long-poll held with a token that is revoked is answered 401 at once.
     @Test func revocationAnswersALongPoll() throws {
-        let live = try LiveServer { $0.token = Self.admin }
-        let token = try Self.make(live.port, Self.reader)
-        let version = try #require(try live.version())
-        let poll = try StreamClient(
-            port: live.port, path: "/overlay?wait=60&since=\(version)",
-            headers: [("Authorization", "Bearer \(token.secret)")])
-        // Parked: the server holds it (one waiter) before the revocation, so the test proves the end.
-        #expect(try live.waitForMetric("overlayd_long_poll_waiters", toBe: 1))
-        #expect(
-            try RawClient.request("DELETE", "/tokens/\(token.id)", port: live.port, headers: Self.asAdmin).status == 204
-        )
-        let answer = try poll.response()
-        #expect(answer.status == 401 && answer.json["error"]?["code"]?.string == "invalid_token")
+        try withLiveServer(configure: { $0.token = Self.admin }) { live in
+            let token = try Self.make(live.port, Self.reader)
+            let version = try #require(try live.version())
+            let poll = try StreamClient(
+                port: live.port, path: "/overlay?wait=60&since=\(version)",
+                headers: [("Authorization", "Bearer \(token.secret)")])
+            // Parked: the server holds it (one waiter) before the revocation, so the test proves the end.
+            #expect(try live.waitForMetric("overlayd_long_poll_waiters", toBe: 1))
+            #expect(
+                try RawClient.request("DELETE", "/tokens/\(token.id)", port: live.port, headers: Self.asAdmin).status
+                    == 204
+            )
+            let answer = try poll.response()
+            #expect(answer.status == 401 && answer.json["error"]?["code"]?.string == "invalid_token")
+        }
     }
 
     /// A stream held with a token that expires ends when it does (on the wall clock).
     @Test func expiryEndsAStream() throws {
-        let live = try LiveServer(clock: .real) { $0.token = Self.admin }
-        let token = try Self.make(
-            live.port, #"{"label": "brief", "grants": [{"channels": "*", "access": "read"}], "expires": 2}"#)
-        let stream = try StreamClient.events(port: live.port, headers: [("Authorization", "Bearer \(token.secret)")])
-        #expect(stream.nextEvent()?.event == "overlay")
-        let ended = stream.events { $0.event == "error" }.last
-        #expect(ended?.event == "error" && ended?.data?.contains("invalid_token") == true)
-        // Then the response ends: its last chunk, nothing after the error.
-        #expect(stream.nextBlock() == nil && stream.ended)
+        try withLiveServer(clock: .real, configure: { $0.token = Self.admin }) { live in
+            let token = try Self.make(
+                live.port, #"{"label": "brief", "grants": [{"channels": "*", "access": "read"}], "expires": 2}"#)
+            let stream = try StreamClient.events(
+                port: live.port, headers: [("Authorization", "Bearer \(token.secret)")])
+            #expect(stream.nextEvent()?.event == "overlay")
+            let ended = stream.events { $0.event == "error" }.last
+            #expect(ended?.event == "error" && ended?.data?.contains("invalid_token") == true)
+            // Then the response ends: its last chunk, nothing after the error.
+            #expect(stream.nextBlock() == nil && stream.ended)
+        }
     }
 
     /// Made tokens outlive `kill -9`, a revoked one stays revoked, and the access log names each

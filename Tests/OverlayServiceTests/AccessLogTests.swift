@@ -1,3 +1,4 @@
+import ServiceTestSupport
 import TestSupport
 import Testing
 

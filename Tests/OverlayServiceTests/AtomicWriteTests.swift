@@ -1,5 +1,7 @@
 import OverlayEngine
 import Platform
+import ServiceTestSupport
+import Synchronization
 import TestSupport
 import Testing
 
@@ -124,30 +126,33 @@ struct AtomicWriteTests {
         var keptBefore: [JSONValue] = []
         var keptAfterRetry: [JSONValue] = []
         do {
-            let live = try AtomicWriteTests.server(on: directory, appearance: write.appearance)
-            try AtomicWriteTests.prepare(live)
-            let before = try AtomicWriteTests.picture(live)
-            keptBefore = try AtomicWriteTests.kept(live)
-            let versionBefore = try #require(live.overlay()["version"]?.int)
-            let store = try #require(live.server.service.store)
+            try withLiveServer(started: AtomicWriteTests.server(on: directory, appearance: write.appearance)) { live in
+                try AtomicWriteTests.prepare(live)
+                let before = try AtomicWriteTests.picture(live)
+                keptBefore = try AtomicWriteTests.kept(live)
+                let versionBefore = try #require(live.overlay()["version"]?.int)
+                let store = try #require(live.server.service.store)
 
-            store.failNextCommits(1)
-            let failed = try write.send(live)
-            expectError(failed, status: 503, code: "storage_failed")
-            #expect(try AtomicWriteTests.picture(live) == before)
-            #expect(try #require(live.overlay()["version"]?.int) > versionBefore)
+                store.failNextCommits(1)
+                let failed = try write.send(live)
+                expectError(failed, status: 503, code: "storage_failed")
+                #expect(try AtomicWriteTests.picture(live) == before)
+                #expect(try #require(live.overlay()["version"]?.int) > versionBefore)
 
-            let retried = try write.send(live)
-            #expect(retried.status == write.success, "\(retried.text)")
-            #expect(try AtomicWriteTests.picture(live) != before)
-            // A rotation is done by then, so that the orientation read is the one a restart shows.
-            try live.advance(1)
-            keptAfterRetry = try AtomicWriteTests.kept(live)
+                let retried = try write.send(live)
+                #expect(retried.status == write.success, "\(retried.text)")
+                #expect(try AtomicWriteTests.picture(live) != before)
+                // A rotation is done by then, so that the orientation read is the one a restart shows.
+                try live.advance(1)
+                keptAfterRetry = try AtomicWriteTests.kept(live)
+            }
         }
         // The disk agrees: the failed write never happened there, and the retry did.
         #expect(keptAfterRetry != keptBefore || write == .device || write == .orientation)
-        let live = try AtomicWriteTests.server(on: directory, appearance: write.appearance)
-        #expect(try AtomicWriteTests.kept(live) == keptAfterRetry)
+        try withLiveServer(started: AtomicWriteTests.server(on: directory, appearance: write.appearance)) {
+            live throws in
+            #expect(try AtomicWriteTests.kept(live) == keptAfterRetry)
+        }
     }
 
     /// The disk refuses, and after the restart the state is the one before the failed write.
@@ -156,17 +161,19 @@ struct AtomicWriteTests {
         let directory = try TemporaryDirectory()
         var keptBefore: [JSONValue] = []
         do {
-            let live = try AtomicWriteTests.server(on: directory, appearance: write.appearance)
-            try AtomicWriteTests.prepare(live)
-            keptBefore = try AtomicWriteTests.kept(live)
-            try #require(live.server.service.store).failNextCommits(1)
-            expectError(try write.send(live), status: 503, code: "storage_failed")
+            try withLiveServer(started: AtomicWriteTests.server(on: directory, appearance: write.appearance)) { live in
+                try AtomicWriteTests.prepare(live)
+                keptBefore = try AtomicWriteTests.kept(live)
+                try #require(live.server.service.store).failNextCommits(1)
+                expectError(try write.send(live), status: 503, code: "storage_failed")
+            }
         }
-        let live = try AtomicWriteTests.server(on: directory, appearance: write.appearance)
-        #expect(try AtomicWriteTests.kept(live) == keptBefore)
-        // Ids go on beyond the one the failed POST was given.
-        let fresh = try live.post("/messages", json: #"{"text": "after"}"#)
-        #expect(try #require(fresh.json["id"]?.int) > 5)
+        try withLiveServer(started: AtomicWriteTests.server(on: directory, appearance: write.appearance)) { live in
+            #expect(try AtomicWriteTests.kept(live) == keptBefore)
+            // Ids go on beyond the one the failed POST was given.
+            let fresh = try live.post("/messages", json: #"{"text": "after"}"#)
+            #expect(try #require(fresh.json["id"]?.int) > 5)
+        }
     }
 
     /// A keyed POST whose commit failed, retried after another write has committed: the retry
@@ -175,101 +182,105 @@ struct AtomicWriteTests {
     @Test func keyedRetryIsStored() throws {
         let directory = try TemporaryDirectory()
         do {
-            let live = try AtomicWriteTests.server(on: directory)
-            try AtomicWriteTests.prepare(live)
-            try #require(live.server.service.store).failNextCommits(1)
-            let keyed = #"{"key": "upload-9", "text": "keyed", "kind": "sending"}"#
-            expectError(try live.post("/messages", json: keyed), status: 503, code: "storage_failed")
-            #expect(try live.post("/messages", json: #"{"text": "other"}"#).status == 202)
-            let retried = try live.post("/messages", json: keyed)
-            #expect(retried.status == 202)
-            #expect(retried.json["key"]?.string == "upload-9")
+            try withLiveServer(started: AtomicWriteTests.server(on: directory)) { live in
+                try AtomicWriteTests.prepare(live)
+                try #require(live.server.service.store).failNextCommits(1)
+                let keyed = #"{"key": "upload-9", "text": "keyed", "kind": "sending"}"#
+                expectError(try live.post("/messages", json: keyed), status: 503, code: "storage_failed")
+                #expect(try live.post("/messages", json: #"{"text": "other"}"#).status == 202)
+                let retried = try live.post("/messages", json: keyed)
+                #expect(retried.status == 202)
+                #expect(retried.json["key"]?.string == "upload-9")
+            }
         }
-        let live = try AtomicWriteTests.server(on: directory)
-        let messages = try #require(live.get("/messages").json["messages"]?.array)
-        #expect(messages.filter { $0["key"]?.string == "upload-9" }.count == 1)
+        try withLiveServer(started: AtomicWriteTests.server(on: directory)) { live in
+            let messages = try #require(live.get("/messages").json["messages"]?.array)
+            #expect(messages.filter { $0["key"]?.string == "upload-9" }.count == 1)
+        }
     }
 
     /// Writes applied while the failing commit was under way are undone with it, and their
     /// writers get the error too: they were made on the state that the failure undoes.
     @Test func writesBehindAFailedCommitAreUndoneToo() throws {
         let directory = try TemporaryDirectory()
-        let live = try AtomicWriteTests.server(on: directory)
-        try AtomicWriteTests.prepare(live)
-        let before = try AtomicWriteTests.picture(live)
-        let store = try #require(live.server.service.store)
-        // Nothing else in the writer's hands: the commit it takes next is the first POST's. The
-        // writer holds that commit until the second write is queued behind it, then fails it.
-        // (Holding SQLite's write lock from another connection did the same, but raced the
-        // store's 5 s busy timeout and the test's own waits on a loaded machine.) The clients keep
-        // their sending side open, as curl does: an answer that comes within a millisecond or so
-        // of the suspend can be lost to one that half-closed (docs/BEHAVIOUR.md, "Readers").
-        store.flush()
-        store.failNextCommits(1)
-        store.holdNextCommit()
-        defer { store.releaseHeldCommit() }
-        /// Nothing here races a clock: the bound only ends a test that went wrong.
-        @Sendable func waitFor(_ condition: () -> Bool) -> Bool { eventually(condition) }
-        let answers = Lock<[Int: HTTPReply]>([:])
-        let problems = Lock<[String]>([])
-        onThreads(3) { thread in
-            switch thread {
-            case 0:
-                do {
-                    let response = try live.request(
-                        "POST", "/messages", headers: [("Content-Type", "application/json")],
-                        body: #"{"text": "first"}"#, halfClose: false)
-                    answers.withLock { $0[0] = response }
-                } catch {
-                    problems.withLock { $0.append("the POST: \(error)") }
+        try withLiveServer(started: AtomicWriteTests.server(on: directory)) { live in
+            try AtomicWriteTests.prepare(live)
+            let before = try AtomicWriteTests.picture(live)
+            let store = try #require(live.server.service.store)
+            // Nothing else in the writer's hands: the commit it takes next is the first POST's. The
+            // writer holds that commit until the second write is queued behind it, then fails it.
+            // (Holding SQLite's write lock from another connection did the same, but raced the
+            // store's 5 s busy timeout and the test's own waits on a loaded machine.) The clients keep
+            // their sending side open, as curl does: an answer that comes within a millisecond or so
+            // of the suspend can be lost to one that half-closed (docs/BEHAVIOUR.md, "Readers").
+            store.flush()
+            store.failNextCommits(1)
+            store.holdNextCommit()
+            defer { store.releaseHeldCommit() }
+            /// Nothing here races a clock: the bound only ends a test that went wrong.
+            @Sendable func waitFor(_ condition: () -> Bool) -> Bool { eventually(condition) }
+            let answers = Lock<[Int: HTTPReply]>([:])
+            let problems = Lock<[String]>([])
+            onThreads(3) { thread in
+                switch thread {
+                case 0:
+                    do {
+                        let response = try live.request(
+                            "POST", "/messages", headers: [("Content-Type", "application/json")],
+                            body: #"{"text": "first"}"#, halfClose: false)
+                        answers.withLock { $0[0] = response }
+                    } catch {
+                        problems.withLock { $0.append("the POST: \(error)") }
+                    }
+                case 1:
+                    // Once the first is in the writer's hands, a second write on the same channel.
+                    guard waitFor({ store.isCommitting }) else {
+                        problems.withLock { $0.append("the first commit never started") }
+                        return
+                    }
+                    do {
+                        let response = try live.request(
+                            "PATCH", "/messages/2", headers: [], body: "changed behind", halfClose: false)
+                        answers.withLock { $0[1] = response }
+                    } catch {
+                        problems.withLock { $0.append("the PATCH: \(error)") }
+                    }
+                default:
+                    if !waitFor({ store.isCommitting && store.pendingCount > 0 }) {
+                        problems.withLock { $0.append("the second write was never queued behind the first") }
+                    }
+                    store.releaseHeldCommit()
                 }
-            case 1:
-                // Once the first is in the writer's hands, a second write on the same channel.
-                guard waitFor({ store.isCommitting }) else {
-                    problems.withLock { $0.append("the first commit never started") }
-                    return
-                }
-                do {
-                    let response = try live.request(
-                        "PATCH", "/messages/2", headers: [], body: "changed behind", halfClose: false)
-                    answers.withLock { $0[1] = response }
-                } catch {
-                    problems.withLock { $0.append("the PATCH: \(error)") }
-                }
-            default:
-                if !waitFor({ store.isCommitting && store.pendingCount > 0 }) {
-                    problems.withLock { $0.append("the second write was never queued behind the first") }
-                }
-                store.releaseHeldCommit()
             }
+            #expect(problems.withLock { $0 } == [])
+            let first = try #require(answers.withLock { $0[0] })
+            let second = try #require(answers.withLock { $0[1] })
+            expectError(first, status: 503, code: "storage_failed")
+            expectError(second, status: 503, code: "storage_failed")
+            #expect(try AtomicWriteTests.picture(live) == before)
+            #expect(try live.get("/messages/2").json["text"]?.string == "download")
         }
-        #expect(problems.withLock { $0 } == [])
-        let first = try #require(answers.withLock { $0[0] })
-        let second = try #require(answers.withLock { $0[1] })
-        expectError(first, status: 503, code: "storage_failed")
-        expectError(second, status: 503, code: "storage_failed")
-        #expect(try AtomicWriteTests.picture(live) == before)
-        #expect(try live.get("/messages/2").json["text"]?.string == "download")
     }
 
     /// An event stream that saw the undone version gets the state as it is now, under a newer
     /// version, at once.
     @Test func readersGetTheUndoneStateUnderANewVersion() throws {
         let directory = try TemporaryDirectory()
-        let live = try AtomicWriteTests.server(on: directory)
-        try AtomicWriteTests.prepare(live)
-        let stream = try StreamClient.events(port: live.port)
-        let first = try #require(stream.nextEvent())
-        let queued = first.json["queued"]
-        try #require(live.server.service.store).failNextCommits(1)
-        expectError(try live.post("/messages", json: #"{"text": "undone"}"#), status: 503, code: "storage_failed")
-        // The stream saw the POST's version (one more queued), then the one that undid it.
-        let events = stream.events(through: try #require(live.overlay()["version"]?.int))
-        #expect(events.count >= 1)
-        let last = try #require(events.last)
-        #expect(try #require(last.version) > first.version! + 1)
-        #expect(last.json["queued"] == queued)
-        #expect(try live.get("/messages").json["messages"]?.array?.count == 3)
+        try withLiveServer(started: AtomicWriteTests.server(on: directory)) { live in
+            try AtomicWriteTests.prepare(live)
+            let stream = try StreamClient.events(port: live.port)
+            let first = try #require(stream.nextEvent())
+            let queued = first.json["queued"]
+            try #require(live.server.service.store).failNextCommits(1)
+            expectError(try live.post("/messages", json: #"{"text": "undone"}"#), status: 503, code: "storage_failed")
+            // The stream saw the POST's version (one more queued), then the one that undid it.
+            let events = stream.events(through: try #require(live.overlay()["version"]?.int))
+            #expect(events.count >= 1)
+            let last = try #require(events.last)
+            #expect(try #require(last.version) > first.version! + 1)
+            #expect(last.json["queued"] == queued)
+            #expect(try live.get("/messages").json["messages"]?.array?.count == 3)
+        }
     }
 
     /// A write that fails in the middle of the status bar's hide is undone exactly: the bar goes
@@ -282,34 +293,35 @@ struct AtomicWriteTests {
         /// The pictures along the way, with the write failing (or not sent at all) at 1.1 s.
         func run(failing: Bool) throws -> [[String: JSONValue]] {
             let directory = try TemporaryDirectory()
-            let live = try AtomicWriteTests.server(on: directory)
-            try AtomicWriteTests.prepare(live)
-            let hide = #"{"hidden": true, "animation": "slide"}"#
-            #expect(try live.request("PUT", "/statusbar", body: hide).status == 200)
-            try live.advance(0.1)
-            let patch = #"{"text": "changed while held"}"#
-            #expect(try live.request("PATCH", "/messages/1", body: patch).status == 200)
-            let overlay = try live.overlay()
-            #expect(overlay["phase"]?.string == "hiding")
-            #expect(overlay["message"]?["text"]?.string == "upload")
-            #expect(overlay["statusBar"]?["animation"]?["property"]?.string == "offset")
-            live.server.service.store?.flush()
-            var pictures: [[String: JSONValue]] = []
-            if failing {
-                let before = try AtomicWriteTests.picture(live)
-                try #require(live.server.service.store).failNextCommits(1)
-                expectError(try write.send(live), status: 503, code: "storage_failed")
-                #expect(try AtomicWriteTests.picture(live) == before, "\(write)")
-            }
-            pictures.append(try AtomicWriteTests.picture(live))
-            for step in [0.1, 0.3] {
-                try live.advance(step)
+            return try withLiveServer(started: AtomicWriteTests.server(on: directory)) { live in
+                try AtomicWriteTests.prepare(live)
+                let hide = #"{"hidden": true, "animation": "slide"}"#
+                #expect(try live.request("PUT", "/statusbar", body: hide).status == 200)
+                try live.advance(0.1)
+                let patch = #"{"text": "changed while held"}"#
+                #expect(try live.request("PATCH", "/messages/1", body: patch).status == 200)
+                let overlay = try live.overlay()
+                #expect(overlay["phase"]?.string == "hiding")
+                #expect(overlay["message"]?["text"]?.string == "upload")
+                #expect(overlay["statusBar"]?["animation"]?["property"]?.string == "offset")
+                live.server.service.store?.flush()
+                var pictures: [[String: JSONValue]] = []
+                if failing {
+                    let before = try AtomicWriteTests.picture(live)
+                    try #require(live.server.service.store).failNextCommits(1)
+                    expectError(try write.send(live), status: 503, code: "storage_failed")
+                    #expect(try AtomicWriteTests.picture(live) == before, "\(write)")
+                }
                 pictures.append(try AtomicWriteTests.picture(live))
+                for step in [0.1, 0.3] {
+                    try live.advance(step)
+                    pictures.append(try AtomicWriteTests.picture(live))
+                }
+                #expect(try live.request("PUT", "/statusbar?hidden=false").status == 200)
+                try live.advance(0.1)
+                pictures.append(try AtomicWriteTests.picture(live))
+                return pictures
             }
-            #expect(try live.request("PUT", "/statusbar?hidden=false").status == 200)
-            try live.advance(0.1)
-            pictures.append(try AtomicWriteTests.picture(live))
-            return pictures
         }
         let undone = try run(failing: true)
         let control = try run(failing: false)
@@ -339,29 +351,32 @@ struct AtomicWriteTests {
         let filler = mountPoint.path + "/filler"
         var keptBefore: [JSONValue] = []
         do {
-            let live = try AtomicWriteTests.server(on: data)
-            try AtomicWriteTests.prepare(live)
-            let before = try AtomicWriteTests.picture(live)
-            keptBefore = try AtomicWriteTests.kept(live)
-            let descriptor = open(filler, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            let chunk = [UInt8](repeating: 0x55, count: 4096)
-            while chunk.withUnsafeBytes({ Glibc.write(descriptor, $0.baseAddress, $0.count) }) > 0 {}
-            #expect(errno == ENOSPC)
-            close(descriptor)
-            for write in Write.allCases where write.appearance == .application {
-                let refused = try write.send(live)
-                expectError(refused, status: 503, code: "storage_failed")
-                #expect(try AtomicWriteTests.picture(live) == before, "\(write)")
+            try withLiveServer(started: AtomicWriteTests.server(on: data)) { live in
+                try AtomicWriteTests.prepare(live)
+                let before = try AtomicWriteTests.picture(live)
+                keptBefore = try AtomicWriteTests.kept(live)
+                let descriptor = open(filler, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+                let chunk = [UInt8](repeating: 0x55, count: 4096)
+                while chunk.withUnsafeBytes({ Glibc.write(descriptor, $0.baseAddress, $0.count) }) > 0 {}
+                #expect(errno == ENOSPC)
+                close(descriptor)
+                for write in Write.allCases where write.appearance == .application {
+                    let refused = try write.send(live)
+                    expectError(refused, status: 503, code: "storage_failed")
+                    #expect(try AtomicWriteTests.picture(live) == before, "\(write)")
+                }
             }
         }
         unlink(filler)
         do {
-            let live = try AtomicWriteTests.server(on: data)
-            #expect(try AtomicWriteTests.kept(live) == keptBefore)
-            #expect(try live.post("/messages", json: #"{"text": "after the disk was full"}"#).status == 202)
+            try withLiveServer(started: AtomicWriteTests.server(on: data)) { live throws in
+                #expect(try AtomicWriteTests.kept(live) == keptBefore)
+                #expect(try live.post("/messages", json: #"{"text": "after the disk was full"}"#).status == 202)
+            }
         }
-        let live = try AtomicWriteTests.server(on: data)
-        let messages = try #require(live.get("/messages").json["messages"]?.array)
-        #expect(messages.last?["text"]?.string == "after the disk was full")
+        try withLiveServer(started: AtomicWriteTests.server(on: data)) { live in
+            let messages = try #require(live.get("/messages").json["messages"]?.array)
+            #expect(messages.last?["text"]?.string == "after the disk was full")
+        }
     }
 }

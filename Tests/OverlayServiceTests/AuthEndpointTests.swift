@@ -1,4 +1,5 @@
 import MicroHTTP
+import ServiceTestSupport
 import TestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import MicroHTTP
+import ServiceTestSupport
 import TestSupport
 import Testing
 
@@ -78,16 +79,17 @@ struct ChannelDeleteTests {
 
     /// Its readers do not hang on: a stream ends, a long-poll is answered 404.
     @Test func readersEnd() throws {
-        let live = try LiveServer()
-        #expect(try live.post("/channels/gone/messages", json: #"{"text": "x"}"#).status == 202)
-        let stream = try StreamClient.events(port: live.port, path: "/channels/gone/events")
-        #expect(stream.nextEvent()?.event == "overlay")
-        let version = try #require(try live.version("/channels/gone/overlay"))
-        let poll = try StreamClient(port: live.port, path: "/channels/gone/overlay?wait=60&since=\(version)")
-        #expect(try live.waitForMetric("overlayd_long_poll_waiters", channel: "gone", toBe: 1))
-        #expect(try live.request("DELETE", "/channels/gone").status == 204)
-        #expect(stream.nextBlock() == nil && stream.ended)
-        #expect(try poll.response().status == 404)
+        try withLiveServer { live in
+            #expect(try live.post("/channels/gone/messages", json: #"{"text": "x"}"#).status == 202)
+            let stream = try StreamClient.events(port: live.port, path: "/channels/gone/events")
+            #expect(stream.nextEvent()?.event == "overlay")
+            let version = try #require(try live.version("/channels/gone/overlay"))
+            let poll = try StreamClient(port: live.port, path: "/channels/gone/overlay?wait=60&since=\(version)")
+            #expect(try live.waitForMetric("overlayd_long_poll_waiters", channel: "gone", toBe: 1))
+            #expect(try live.request("DELETE", "/channels/gone").status == 204)
+            #expect(stream.nextBlock() == nil && stream.ended)
+            #expect(try poll.response().status == 404)
+        }
     }
 }
 
@@ -138,14 +140,15 @@ struct IdleChannelTests {
 
     /// A reader keeps a channel: a stream on it, live.
     @Test func aReaderKeepsIt() throws {
-        let live = try LiveServer()
-        #expect(try live.request("PUT", "/channels/watched/orientation", body: "landscapeLeft").status == 200)
-        let stream = try StreamClient.events(port: live.port, path: "/channels/watched/events")
-        #expect(stream.nextEvent()?.event == "overlay")
-        let registry = live.server.service.channels
-        #expect(registry.retireIdle(after: 0, now: 0) == 0)
-        #expect(registry.existing("watched") != nil)
-        stream.close()
-        #expect(eventually { registry.retireIdle(after: 0, now: 0) == 1 })
+        try withLiveServer { live in
+            #expect(try live.request("PUT", "/channels/watched/orientation", body: "landscapeLeft").status == 200)
+            let stream = try StreamClient.events(port: live.port, path: "/channels/watched/events")
+            #expect(stream.nextEvent()?.event == "overlay")
+            let registry = live.server.service.channels
+            #expect(registry.retireIdle(after: 0, now: 0) == 0)
+            #expect(registry.existing("watched") != nil)
+            stream.close()
+            #expect(eventually { registry.retireIdle(after: 0, now: 0) == 1 })
+        }
     }
 }

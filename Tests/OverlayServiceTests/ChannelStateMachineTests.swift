@@ -41,9 +41,7 @@ struct ChannelStateMachineTests {
         clock: ClockMode = .manual, stores: Bool = false, publishes: Bool = false
     ) -> Machine {
         Machine(
-            Machine.Setting(
-                name: "test", clock: clock, stores: stores, publishes: publishes,
-                encoder: OverlayEncoder(streamBufferBytes: 1 << 16)),
+            Machine.Setting(name: "test", clock: clock, stores: stores, publishes: publishes),
             engine: OverlayEngine(configuration: EngineConfiguration()))
     }
 
@@ -227,32 +225,62 @@ struct ChannelStateMachineTests {
         }
     }
 
-    /// Reads between deadlines: 304 for the current version, else the template filled in, or an
-    /// answer kept moments ago; once a deadline is due the read must go through an event.
+    /// Reads between deadlines: the machine says 304 for the current version, else current; once
+    /// a deadline is due the read must go through an event.
     @Test func overlayReads() throws {
         var machine = Self.machine(clock: .real)
-        guard case .notModified = machine.readOverlay(unlessVersion: 0, now: .zero) else {
-            Issue.record("not a 304")
-            return
-        }
-        guard case .fill(let template, _, let at) = machine.readOverlay(unlessVersion: nil, now: .zero) else {
+        #expect(machine.readOverlay(unlessVersion: 0, now: .zero) == .notModified(version: 0))
+        #expect(machine.readOverlay(unlessVersion: nil, now: .zero) == .current(version: 0))
+        _ = Self.post(&machine, at: .zero)
+        #expect(machine.readOverlay(unlessVersion: 0, now: .zero) == .current(version: 1))
+        let deadline = try #require(machine.engine.nextDeadline)
+        #expect(machine.readOverlay(unlessVersion: nil, now: deadline) == .deadlinePassed)
+        #expect(machine.readOverlay(unlessVersion: 1, now: deadline) == .deadlinePassed)
+    }
+
+    /// The channel's read cache: the version's template encoded once and filled in, an answer
+    /// kept and sent again within the real clock's window of a millisecond, filled in again past it,
+    /// and a new template once the version moves.
+    @Test func overlayReadCache() throws {
+        var machine = Self.machine(clock: .real)
+        var reads = OverlayReads()
+        let encoder = OverlayEncoder(streamBufferBytes: 1 << 16)
+        guard
+            case .fill(let kept, let values, let at) = reads.current(
+                machine.engine, now: .zero, clock: .real, encoder: encoder)
+        else {
             Issue.record("not filled in")
             return
         }
-        #expect(template.version == 0)
-        machine.keep(SharedRead(version: 0, at: at, response: HTTPResponse(status: 200)))
-        guard case .shared = machine.readOverlay(unlessVersion: nil, now: Instant(nanoseconds: 999_999)) else {
+        #expect(kept.template.version == 0)
+        #expect(kept.response(values).body == encoder.body(machine.engine.overlay(at: .zero)))
+        reads.keep(OverlayReads.Shared(version: 0, at: at, response: HTTPResponse(status: 200)), current: 0)
+        guard
+            case .shared = reads.current(
+                machine.engine, now: Instant(nanoseconds: 999_999), clock: .real, encoder: encoder)
+        else {
             Issue.record("not shared within the window")
             return
         }
-        guard case .fill = machine.readOverlay(unlessVersion: nil, now: Instant(nanoseconds: 1_000_000)) else {
+        guard
+            case .fill(let same, _, _) = reads.current(
+                machine.engine, now: Instant(nanoseconds: 1_000_000), clock: .real, encoder: encoder)
+        else {
             Issue.record("shared past the window")
             return
         }
+        #expect(same === kept)
         _ = Self.post(&machine, at: .zero)
-        let deadline = try #require(machine.engine.nextDeadline)
-        guard case .deadlinePassed = machine.readOverlay(unlessVersion: nil, now: deadline) else {
-            Issue.record("a due deadline was not reached")
+        guard case .fill(let next, _, _) = reads.current(machine.engine, now: .zero, clock: .real, encoder: encoder)
+        else {
+            Issue.record("not filled in after a change")
+            return
+        }
+        #expect(next.template.version == 1)
+        // An answer of an older version is not kept.
+        reads.keep(OverlayReads.Shared(version: 0, at: .zero, response: HTTPResponse(status: 200)), current: 1)
+        guard case .fill = reads.current(machine.engine, now: .zero, clock: .real, encoder: encoder) else {
+            Issue.record("an old version's answer was kept")
             return
         }
     }

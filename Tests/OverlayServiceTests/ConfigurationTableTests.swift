@@ -1,3 +1,5 @@
+import ServiceTestSupport
+import TestSupport
 import Testing
 
 @testable import OverlayService
@@ -9,11 +11,9 @@ import Testing
 struct ConfigurationTableTests {
     static let table = ConfigurationSettings.table
 
+    /// The checkout's file at `path`; an error, not an empty text, when it is missing.
     static func repositoryFile(_ path: String) throws -> String {
-        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(3)  // Tests/OverlayServiceTests/ConfigurationTableTests.swift
-        let bytes = try ConfigurationLoader.readFile((parts + [Substring(path)]).joined(separator: "/"))
-        return String(decoding: bytes, as: UTF8.self)
+        String(decoding: try ConfigurationLoader.readFile(Repository.path(path)), as: UTF8.self)
     }
 
     /// The dotted keys of a configuration file's settings: each member, down through nested

@@ -1,4 +1,6 @@
 import OverlayEngine
+import ServiceTestSupport
+import TestSupport
 import Testing
 
 @testable import OverlayService
@@ -7,12 +9,8 @@ import Testing
 /// every invalid value names its key, variable or flag. No sockets: files are injected.
 @Suite("Configuration")
 struct ConfigurationTests {
-    /// `config/overlayd.json`, found from this file's path.
-    static var defaultsFilePath: String {
-        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(3)  // Tests/OverlayServiceTests/ConfigurationTests.swift
-        return (parts + ["config", "overlayd.json"]).joined(separator: "/")
-    }
+    /// `config/overlayd.json` in this checkout.
+    static var defaultsFilePath: String { Repository.path("config/overlayd.json") }
 
     /// Loads with `files` as the only readable files.
     static func load(
@@ -146,10 +144,8 @@ struct ConfigurationTests {
     /// ENV line that would silently beat a mounted file): the Dockerfile's edit of the shipped
     /// file gives a valid configuration with exactly those two settings changed.
     @Test func dockerImageConfiguration() throws {
-        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(3)
         let dockerfile = String(
-            decoding: try ConfigurationLoader.readFile((parts + ["Dockerfile"]).joined(separator: "/")), as: UTF8.self)
+            decoding: try ConfigurationLoader.readFile(Repository.path("Dockerfile")), as: UTF8.self)
         #expect(!dockerfile.contains("OVERLAYD_HOST") && !dockerfile.contains("OVERLAYD_DATA_DIR"))
         #expect(!dockerfile.contains("OVERLAYD_PORT"))
         #expect(dockerfile.contains(#"s|"host": "127.0.0.1"|"host": "0.0.0.0"|"#))

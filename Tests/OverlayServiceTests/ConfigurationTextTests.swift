@@ -1,3 +1,4 @@
+import ServiceTestSupport
 import Testing
 
 @testable import OverlayService

@@ -1,4 +1,5 @@
 import MicroHTTP
+import ServiceTestSupport
 import TestSupport
 import Testing
 
@@ -119,25 +120,29 @@ struct ContentEncodingTests {
     /// Through libmicrohttpd: the 415 in the API's shape, with `Accept-Encoding`; a second field
     /// naming a coding is seen too; `identity` is served.
     @Test func live() throws {
-        let live = try LiveServer()
-        let before = try live.observableState()
-        let gzip = try RawClient.request(
-            "POST", "/messages", port: live.port,
-            headers: [("Content-Type", "application/json"), ("Content-Encoding", "gzip")], bodyBytes: Self.gzipped)
-        expectError(gzip, status: 415, code: "unsupported_encoding", field: "Content-Encoding")
-        #expect(gzip.header("Accept-Encoding") == "identity")
-        let second = try live.request(
-            "POST", "/messages",
-            headers: [("Content-Type", "text/plain"), ("Content-Encoding", "identity"), ("Content-Encoding", "br")],
-            body: "hi")
-        expectError(second, status: 415, code: "unsupported_encoding", field: "Content-Encoding")
-        let lowerCase = try live.request(
-            "POST", "/messages", headers: [("content-type", "text/plain"), ("content-encoding", "Zstd")], body: "hi")
-        expectError(lowerCase, status: 415, code: "unsupported_encoding", field: "Content-Encoding")
-        #expect(try live.observableState() == before)
-        let identity = try live.request(
-            "POST", "/messages", headers: [("Content-Type", "text/plain"), ("Content-Encoding", " Identity ")],
-            body: "hi")
-        #expect(identity.status == 202, "\(identity.text)")
+        try withLiveServer { live in
+            let before = try live.observableState()
+            let gzip = try RawClient.request(
+                "POST", "/messages", port: live.port,
+                headers: [("Content-Type", "application/json"), ("Content-Encoding", "gzip")], bodyBytes: Self.gzipped)
+            expectError(gzip, status: 415, code: "unsupported_encoding", field: "Content-Encoding")
+            #expect(gzip.header("Accept-Encoding") == "identity")
+            let second = try live.request(
+                "POST", "/messages",
+                headers: [
+                    ("Content-Type", "text/plain"), ("Content-Encoding", "identity"), ("Content-Encoding", "br"),
+                ],
+                body: "hi")
+            expectError(second, status: 415, code: "unsupported_encoding", field: "Content-Encoding")
+            let lowerCase = try live.request(
+                "POST", "/messages", headers: [("content-type", "text/plain"), ("content-encoding", "Zstd")], body: "hi"
+            )
+            expectError(lowerCase, status: 415, code: "unsupported_encoding", field: "Content-Encoding")
+            #expect(try live.observableState() == before)
+            let identity = try live.request(
+                "POST", "/messages", headers: [("Content-Type", "text/plain"), ("Content-Encoding", " Identity ")],
+                body: "hi")
+            #expect(identity.status == 202, "\(identity.text)")
+        }
     }
 }

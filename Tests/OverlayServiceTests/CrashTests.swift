@@ -1,4 +1,5 @@
 import Platform
+import ServiceTestSupport
 import TestSupport
 import Testing
 

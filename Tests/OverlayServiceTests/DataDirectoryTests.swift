@@ -1,3 +1,4 @@
+import ServiceTestSupport
 import Synchronization
 import TestSupport
 import Testing

@@ -1,4 +1,5 @@
 import Platform
+import Synchronization
 import TestSupport
 import Testing
 
@@ -154,19 +155,29 @@ struct DeadlineSchedulerTests {
     }
 
     /// The thread: actions run at their deadlines in order, a replaced or cancelled deadline
-    /// does not fire, and `stop` ends it and lets go of what is scheduled.
+    /// does not fire, and `stop` ends it and lets go of what is scheduled. The thread is held in
+    /// a first action while the rest are scheduled, so no deadline can pass before its
+    /// replacement or cancellation arrives, however slowly this test runs.
     @Test func threadFiresInOrder() throws {
         let scheduler = DeadlineScheduler()
         let fired = Lock<[String]>([])
+        let held = Atomic(false)
+        let released = Atomic(false)
         let start = MonotonicClock.nanoseconds()
         let millisecond: Int64 = 1_000_000
         func record(_ name: String) -> DeadlineScheduler.Action { { fired.withLock { $0.append(name) } } }
+        scheduler.schedule(.credential(0), at: start) {
+            held.store(true, ordering: .releasing)
+            while !released.load(ordering: .acquiring) { usleep(1_000) }
+        }
+        #expect(eventually { held.load(ordering: .acquiring) })
         scheduler.schedule(.engine(channel: 0), at: start + 60 * millisecond, action: record("engine"))
         scheduler.schedule(.heartbeat, at: start + 20 * millisecond, action: record("heartbeat"))
         scheduler.schedule(.sweep, at: start + 40 * millisecond, action: record("sweep, replaced"))
         scheduler.schedule(.sweep, at: start + 30 * millisecond, action: record("sweep"))
         scheduler.schedule(.waiters(channel: 0), at: start + 10 * millisecond, action: record("cancelled"))
         scheduler.schedule(.waiters(channel: 0), at: nil, action: record("cancelled"))
+        released.store(true, ordering: .releasing)
         // Everything that could wrongly fire is due before "engine", and due deadlines fire
         // earliest first however late the thread wakes: once "engine" has fired, the list is final.
         #expect(eventually { fired.withLock { $0.last } == "engine" })

@@ -1,4 +1,5 @@
 import OverlayEngine
+import ServiceTestSupport
 import Testing
 
 @testable import OverlayService

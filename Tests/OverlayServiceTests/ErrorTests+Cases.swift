@@ -1,3 +1,4 @@
+import ServiceTestSupport
 import TestSupport
 import Testing
 
@@ -274,10 +275,11 @@ extension ErrorTests {
 
     /// Sends `bad` to a server with a shown and a queued message; expects its error and no change.
     func check(_ bad: BadRequest) throws {
-        let live = try LiveServer.withTwoMessages()
-        let before = try live.observableState()
-        let response = try bad.send(to: live)
-        expectError(response, status: bad.status, code: bad.code, field: bad.field)
-        try live.expectUnchanged(since: before)
+        try withLiveServer(started: LiveServer.startedWithTwoMessages()) { live in
+            let before = try live.observableState()
+            let response = try bad.send(to: live)
+            expectError(response, status: bad.status, code: bad.code, field: bad.field)
+            try live.expectUnchanged(since: before)
+        }
     }
 }

@@ -1,5 +1,6 @@
 import MicroHTTP
 import OverlayEngine
+import ServiceTestSupport
 import TestSupport
 import Testing
 
@@ -16,37 +17,40 @@ struct FieldReadingTests {
     /// A query value and a form value are percent-decoded by the one decoder: `%00` is U+0000 in
     /// both, and a value that is not UTF-8 once decoded is 400 naming the field in both.
     @Test func queryAndFormDecodeAlike() throws {
-        let live = try LiveServer()
-        let queried = try live.request("POST", "/messages?text=a%00b")
-        let formed = try live.request("POST", "/messages", headers: Self.form(""), body: "text=a%00b")
-        #expect(queried.status == 202)
-        #expect(formed.status == 202)
-        #expect(queried.json["text"]?.string == "a\u{0}b")
-        #expect(formed.json["text"]?.string == queried.json["text"]?.string)
-        let before = try live.observableState()
-        expectError(try live.request("POST", "/messages?text=%FF"), status: 400, code: "bad_request", field: "text")
-        expectError(
-            try live.request("POST", "/messages", headers: Self.form(""), body: "text=%FF"), status: 400,
-            code: "bad_request", field: "text")
-        try live.expectUnchanged(since: before)
+        try withLiveServer { live in
+            let queried = try live.request("POST", "/messages?text=a%00b")
+            let formed = try live.request("POST", "/messages", headers: Self.form(""), body: "text=a%00b")
+            #expect(queried.status == 202)
+            #expect(formed.status == 202)
+            #expect(queried.json["text"]?.string == "a\u{0}b")
+            #expect(formed.json["text"]?.string == queried.json["text"]?.string)
+            let before = try live.observableState()
+            expectError(try live.request("POST", "/messages?text=%FF"), status: 400, code: "bad_request", field: "text")
+            expectError(
+                try live.request("POST", "/messages", headers: Self.form(""), body: "text=%FF"), status: 400,
+                code: "bad_request", field: "text")
+            try live.expectUnchanged(since: before)
+        }
     }
 
     /// Keys that differ after decoding name different messages, and one that is not UTF-8 names
     /// none: `%FF` and `%FE` are both refused (they were once both U+FFFD, one key), `%00` and
     /// `%2500` are two keys (they were once both the text `%00`).
     @Test func keysAreDecodedExactly() throws {
-        let live = try LiveServer()
-        for key in ["%FF", "%FE"] {
-            expectError(
-                try live.request("POST", "/messages?key=\(key)&text=x"), status: 400, code: "bad_request", field: "key")
+        try withLiveServer { live in
+            for key in ["%FF", "%FE"] {
+                expectError(
+                    try live.request("POST", "/messages?key=\(key)&text=x"), status: 400, code: "bad_request",
+                    field: "key")
+            }
+            let nul = try live.request("POST", "/messages?key=%00&text=one")
+            let percent = try live.request("POST", "/messages?key=%2500&text=two")
+            #expect(nul.status == 202)
+            #expect(percent.status == 202)
+            #expect(nul.json["key"]?.string == "\u{0}")
+            #expect(percent.json["key"]?.string == "%00")
+            #expect(nul.json["id"]?.int != percent.json["id"]?.int)
         }
-        let nul = try live.request("POST", "/messages?key=%00&text=one")
-        let percent = try live.request("POST", "/messages?key=%2500&text=two")
-        #expect(nul.status == 202)
-        #expect(percent.status == 202)
-        #expect(nul.json["key"]?.string == "\u{0}")
-        #expect(percent.json["key"]?.string == "%00")
-        #expect(nul.json["id"]?.int != percent.json["id"]?.int)
     }
 
     /// A read refuses a parameter given twice, as a write does, rather than taking the first.
@@ -56,10 +60,11 @@ struct FieldReadingTests {
         ("/overlay?wait=1&wait=2&since=0", "wait"), ("/events?channel=x&channel=y", "channel"),
     ])
     func readsRefuseRepeatedParameters(path: String, field: String) throws {
-        let live = try LiveServer()
-        let response = try live.get(path)
-        expectError(response, status: 400, code: "bad_request", field: field)
-        #expect(response.json["error"]?["message"]?.string == "query parameter \(field) is given twice")
+        try withLiveServer { live in
+            let response = try live.get(path)
+            expectError(response, status: 400, code: "bad_request", field: field)
+            #expect(response.json["error"]?["message"]?.string == "query parameter \(field) is given twice")
+        }
     }
 
     /// The typed readings of a value, from JSON and from text.

@@ -1,4 +1,5 @@
 import MicroHTTP
+import ServiceTestSupport
 import TestSupport
 import Testing
 
@@ -31,13 +32,14 @@ struct FramingTests {
         ["Host: 127.0.0.1", "Host:"],
     ])
     func twoHostFieldsRefused(_ hosts: [String]) throws {
-        let live = try LiveServer()
-        let before = try live.observableState()
-        let read = try Self.raw(live, "GET /overlay HTTP/1.1", hosts)
-        expectError(read, status: 400, code: "bad_request")
-        let write = try Self.raw(live, "POST /messages HTTP/1.1", hosts + ["Content-Type: text/plain"], body: "hi")
-        expectError(write, status: 400, code: "bad_request")
-        #expect(try live.observableState() == before)
+        try withLiveServer { live in
+            let before = try live.observableState()
+            let read = try Self.raw(live, "GET /overlay HTTP/1.1", hosts)
+            expectError(read, status: 400, code: "bad_request")
+            let write = try Self.raw(live, "POST /messages HTTP/1.1", hosts + ["Content-Type: text/plain"], body: "hi")
+            expectError(write, status: 400, code: "bad_request")
+            #expect(try live.observableState() == before)
+        }
     }
 
     /// Two `Content-Type` fields are 400, equal or not: the body's type would be a guess.
@@ -47,21 +49,27 @@ struct FramingTests {
         ["Content-Type: text/plain", "content-type: text/plain; charset=utf-8"],
     ])
     func twoContentTypesRefused(_ types: [String]) throws {
-        let live = try LiveServer()
-        let before = try live.observableState()
-        let reply = try Self.raw(live, "POST /messages HTTP/1.1", ["Host: 127.0.0.1"] + types, body: #"{"text":"a"}"#)
-        expectError(reply, status: 400, code: "bad_request")
-        #expect(try live.observableState() == before)
+        try withLiveServer { live in
+            let before = try live.observableState()
+            let reply = try Self.raw(
+                live, "POST /messages HTTP/1.1", ["Host: 127.0.0.1"] + types, body: #"{"text":"a"}"#)
+            expectError(reply, status: 400, code: "bad_request")
+            #expect(try live.observableState() == before)
+        }
     }
 
     /// One of each, and fields given twice that may be, are served as before.
     @Test func oneOfEachServed() throws {
-        let live = try LiveServer()
-        let reply = try Self.raw(
-            live, "POST /messages HTTP/1.1",
-            ["Host: 127.0.0.1", "Accept: text/plain", "Accept: application/json", "Content-Type: application/json"],
-            body: #"{"text":"a"}"#)
-        #expect(reply.status == 202, "\(reply.text)")
+        try withLiveServer { live in
+            let reply = try Self.raw(
+                live, "POST /messages HTTP/1.1",
+                [
+                    "Host: 127.0.0.1", "Accept: text/plain", "Accept: application/json",
+                    "Content-Type: application/json",
+                ],
+                body: #"{"text":"a"}"#)
+            #expect(reply.status == 202, "\(reply.text)")
+        }
     }
 
     /// `OPTIONS *` asks about the server as a whole (RFC 9110 §9.3.7): answered as OPTIONS on a
@@ -77,12 +85,13 @@ struct FramingTests {
 
     /// The same through libmicrohttpd: it hands the asterisk over as the path.
     @Test func optionsAsteriskLive() throws {
-        let live = try LiveServer()
-        let reply = try Self.raw(live, "OPTIONS * HTTP/1.1", ["Host: 127.0.0.1"])
-        #expect(reply.status == 204, "\(reply.text)")
-        #expect(reply.header("Allow") == "GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS")
-        // The DNS-rebinding check applies as to any other OPTIONS.
-        let rebound = try Self.raw(live, "OPTIONS * HTTP/1.1", ["Host: evil.example"])
-        expectError(rebound, status: 403, code: "host_not_allowed")
+        try withLiveServer { live in
+            let reply = try Self.raw(live, "OPTIONS * HTTP/1.1", ["Host: 127.0.0.1"])
+            #expect(reply.status == 204, "\(reply.text)")
+            #expect(reply.header("Allow") == "GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS")
+            // The DNS-rebinding check applies as to any other OPTIONS.
+            let rebound = try Self.raw(live, "OPTIONS * HTTP/1.1", ["Host: evil.example"])
+            expectError(rebound, status: 403, code: "host_not_allowed")
+        }
     }
 }

@@ -1,3 +1,4 @@
+import ServiceTestSupport
 import TestSupport
 import Testing
 
@@ -24,24 +25,26 @@ struct HealthCheckTests {
     /// The probe says yes to a running server (also through a wildcard or localhost host) and no to a
     /// port nobody listens on any more.
     @Test func probe() throws {
-        let live = try LiveServer()
-        #expect(HealthProbe.isHealthy(host: "127.0.0.1", port: live.port))
-        #expect(HealthProbe.isHealthy(host: "0.0.0.0", port: live.port))
-        #expect(HealthProbe.isHealthy(host: "localhost", port: live.port))
-        let port = live.port
-        live.server.stop(grace: 0)
-        #expect(!HealthProbe.isHealthy(host: "127.0.0.1", port: port, timeoutSeconds: 1))
-        #expect(!HealthProbe.isHealthy(host: "not an address", port: port))
+        try withLiveServer { live in
+            #expect(HealthProbe.isHealthy(host: "127.0.0.1", port: live.port))
+            #expect(HealthProbe.isHealthy(host: "0.0.0.0", port: live.port))
+            #expect(HealthProbe.isHealthy(host: "localhost", port: live.port))
+            let port = live.port
+            live.server.stop(grace: 0)
+            #expect(!HealthProbe.isHealthy(host: "127.0.0.1", port: port, timeoutSeconds: 1))
+            #expect(!HealthProbe.isHealthy(host: "not an address", port: port))
+        }
     }
 
     /// The process exits 0 when the server answers and 1 when nothing does.
     @Test func processExitCodes() throws {
-        let live = try LiveServer()
-        let healthy = try ChildProcess.overlayd(["--healthcheck", "--port", String(live.port)])
-        #expect(healthy.exitStatus() == 0)
-        let port = live.port
-        live.server.stop(grace: 0)
-        let unhealthy = try ChildProcess.overlayd(["--healthcheck", "--port", String(port)])
-        #expect(unhealthy.exitStatus() == 1)
+        try withLiveServer { live in
+            let healthy = try ChildProcess.overlayd(["--healthcheck", "--port", String(live.port)])
+            #expect(healthy.exitStatus() == 0)
+            let port = live.port
+            live.server.stop(grace: 0)
+            let unhealthy = try ChildProcess.overlayd(["--healthcheck", "--port", String(port)])
+            #expect(unhealthy.exitStatus() == 1)
+        }
     }
 }

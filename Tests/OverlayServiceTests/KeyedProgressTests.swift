@@ -1,3 +1,4 @@
+import ServiceTestSupport
 import TestSupport
 import Testing
 
@@ -18,40 +19,42 @@ struct KeyedProgressTests {
     }
 
     @Test func updatesAnswerAndStoreTheMessage() throws {
-        let live = try LiveServer()
-        let first = try live.post("/messages", json: Self.body("0.5"))
-        #expect(first.status == 202)
-        #expect(first.text == Self.message("0.5"))
-        #expect(first.header("Location") == "/messages/1")
-        for progress in ["0.25", "0.4242", "0.0001", "0", "0.9999"] {
-            let update = try live.post("/messages", json: Self.body(progress))
-            #expect(update.status == 200)
-            #expect(update.text == Self.message(progress))
-            #expect(update.header("Location") == "/messages/1")
-            #expect(try live.get("/messages/1").text == Self.message(progress))
-            #expect(try live.overlay()["progressBar"]?["progress"]?.number == Double(progress))
+        try withLiveServer { live in
+            let first = try live.post("/messages", json: Self.body("0.5"))
+            #expect(first.status == 202)
+            #expect(first.text == Self.message("0.5"))
+            #expect(first.header("Location") == "/messages/1")
+            for progress in ["0.25", "0.4242", "0.0001", "0", "0.9999"] {
+                let update = try live.post("/messages", json: Self.body(progress))
+                #expect(update.status == 200)
+                #expect(update.text == Self.message(progress))
+                #expect(update.header("Location") == "/messages/1")
+                #expect(try live.get("/messages/1").text == Self.message(progress))
+                #expect(try live.overlay()["progressBar"]?["progress"]?.number == Double(progress))
+            }
+            // The same progress again changes nothing, not even the version.
+            let version = try live.version()
+            #expect(try live.post("/messages", json: Self.body("0.9999")).text == Self.message("0.9999"))
+            #expect(try live.version() == version)
         }
-        // The same progress again changes nothing, not even the version.
-        let version = try live.version()
-        #expect(try live.post("/messages", json: Self.body("0.9999")).text == Self.message("0.9999"))
-        #expect(try live.version() == version)
     }
 
     @Test func refusalsNameTheFieldAndChangeNothing() throws {
-        let live = try LiveServer()
-        #expect(try live.post("/messages", json: Self.body("0.5")).status == 202)
-        let before = try live.observableState()
-        let refused = [
-            (#"{"key":"dl-7","progress":1.5}"#, 422, "invalid_field", "progress"),
-            (#"{"key":"dl-7","progress":"x"}"#, 400, "bad_request", "progress"),
-            (#"{"key":"dl-7","progess":0.5}"#, 400, "bad_request", "progess"),
-            (#"{"key":"dl-7","progress":0.5,"progress":0.6}"#, 400, "invalid_json", nil),
-            (#"{"key":"dl-7","kind":"nope","progress":0.5}"#, 422, "invalid_field", "kind"),
-        ]
-        for (body, status, code, field) in refused {
-            expectError(try live.post("/messages", json: body), status: status, code: code, field: field)
+        try withLiveServer { live in
+            #expect(try live.post("/messages", json: Self.body("0.5")).status == 202)
+            let before = try live.observableState()
+            let refused = [
+                (#"{"key":"dl-7","progress":1.5}"#, 422, "invalid_field", "progress"),
+                (#"{"key":"dl-7","progress":"x"}"#, 400, "bad_request", "progress"),
+                (#"{"key":"dl-7","progess":0.5}"#, 400, "bad_request", "progess"),
+                (#"{"key":"dl-7","progress":0.5,"progress":0.6}"#, 400, "invalid_json", nil),
+                (#"{"key":"dl-7","kind":"nope","progress":0.5}"#, 422, "invalid_field", "kind"),
+            ]
+            for (body, status, code, field) in refused {
+                expectError(try live.post("/messages", json: body), status: status, code: code, field: field)
+            }
+            try live.expectUnchanged(since: before)
+            #expect(try live.get("/messages/1").text == Self.message("0.5"))
         }
-        try live.expectUnchanged(since: before)
-        #expect(try live.get("/messages/1").text == Self.message("0.5"))
     }
 }

@@ -1,3 +1,4 @@
+import ServiceTestSupport
 import TestSupport
 import Testing
 
@@ -93,103 +94,110 @@ struct MalformedInputTests {
     /// Each raw input on its own connection; afterwards the state is as before and /healthz answers.
     @Test(arguments: rawInputs)
     func rawBytes(_ input: RawInput) throws {
-        let live = try LiveServer.withTwoMessages { $0.connectionTimeout = 1 }
-        let before = try live.observableState()
-        let raw = try RawClient.exchange(port: live.port, send: input.bytes)
-        if !raw.isEmpty {
-            let response = try HTTPReply.parse(raw)
-            #expect(input.allowed.contains(response.status), "answered \(response.status)")
+        try withLiveServer(started: LiveServer.startedWithTwoMessages { $0.connectionTimeout = 1 }) { live in
+            let before = try live.observableState()
+            let raw = try RawClient.exchange(port: live.port, send: input.bytes)
+            if !raw.isEmpty {
+                let response = try HTTPReply.parse(raw)
+                #expect(input.allowed.contains(response.status), "answered \(response.status)")
+            }
+            try live.expectUnchanged(since: before)
         }
-        try live.expectUnchanged(since: before)
     }
 
     /// A 100 KB header value, a 100 KB path and a thousand headers are refused (431, 414 or 413)
     /// without harm.
     @Test func oversizedHeads() throws {
-        let live = try LiveServer.withTwoMessages()
-        let before = try live.observableState()
-        let big = String(repeating: "a", count: 100_000)
-        let value = try live.request(
-            "POST", "/messages", headers: [("X-Big", big), ("Content-Type", "text/plain")], body: "hi")
-        #expect([413, 431].contains(value.status))
-        let path = try live.request("POST", "/messages?text=" + big)
-        #expect([413, 414, 431].contains(path.status))
-        // A request line past the pool made of many repeated parameters, as schemathesis sends
-        // them to the operations that take a query: libmicrohttpd's own 414 (openapi.yaml).
-        let query = (0..<100).map { _ in "after=" + String(repeating: "9", count: 90) }.joined(separator: "&")
-        #expect(try live.request("GET", "/messages?" + query).status == 414)
-        let many = try live.request(
-            "POST", "/messages", headers: (0..<1000).map { ("X-Header-\($0)", String(repeating: "v", count: 60)) },
-            body: "hi")
-        #expect([413, 431].contains(many.status))
-        try live.expectUnchanged(since: before)
+        try withLiveServer(started: LiveServer.startedWithTwoMessages()) { live in
+            let before = try live.observableState()
+            let big = String(repeating: "a", count: 100_000)
+            let value = try live.request(
+                "POST", "/messages", headers: [("X-Big", big), ("Content-Type", "text/plain")], body: "hi")
+            #expect([413, 431].contains(value.status))
+            let path = try live.request("POST", "/messages?text=" + big)
+            #expect([413, 414, 431].contains(path.status))
+            // A request line past the pool made of many repeated parameters, as schemathesis sends
+            // them to the operations that take a query: libmicrohttpd's own 414 (openapi.yaml).
+            let query = (0..<100).map { _ in "after=" + String(repeating: "9", count: 90) }.joined(separator: "&")
+            #expect(try live.request("GET", "/messages?" + query).status == 414)
+            let many = try live.request(
+                "POST", "/messages", headers: (0..<1000).map { ("X-Header-\($0)", String(repeating: "v", count: 60)) },
+                body: "hi")
+            #expect([413, 431].contains(many.status))
+            try live.expectUnchanged(since: before)
+        }
     }
 
     /// Methods overlayd does not know are 405 with Allow, on every path; unknown paths stay 404.
     @Test func bogusMethods() throws {
-        let live = try LiveServer.withTwoMessages()
-        let before = try live.observableState()
-        for method in ["BREW", "G@T", "CONNECT", "TRACE", "PROPFIND", String(repeating: "X", count: 2000)] {
-            let response = try live.request(method, "/messages/1")
-            #expect([400, 405, 501].contains(response.status), "\(method.prefix(10)): \(response.status)")
-            if response.status == 405 {
-                #expect(response.header("Allow") == "GET, PATCH, DELETE, HEAD, OPTIONS")
+        try withLiveServer(started: LiveServer.startedWithTwoMessages()) { live in
+            let before = try live.observableState()
+            for method in ["BREW", "G@T", "CONNECT", "TRACE", "PROPFIND", String(repeating: "X", count: 2000)] {
+                let response = try live.request(method, "/messages/1")
+                #expect([400, 405, 501].contains(response.status), "\(method.prefix(10)): \(response.status)")
+                if response.status == 405 {
+                    #expect(response.header("Allow") == "GET, PATCH, DELETE, HEAD, OPTIONS")
+                }
             }
+            expectError(try live.request("BREW", "/coffee"), status: 404, code: "not_found")
+            try live.expectUnchanged(since: before)
         }
-        expectError(try live.request("BREW", "/coffee"), status: 404, code: "not_found")
-        try live.expectUnchanged(since: before)
     }
 
     /// An encoded NUL neither cuts a path short (which would name another resource) nor a value:
     /// in a query it is the character U+0000, as in a form body.
     @Test func encodedNul() throws {
-        let live = try LiveServer.withTwoMessages()
-        let before = try live.observableState()
-        expectError(try live.request("DELETE", "/messages/1%00x"), status: 404, code: "not_found")
-        expectError(try live.request("DELETE", "/messages/1%00"), status: 404, code: "not_found")
-        expectError(try live.get("/messages/%00"), status: 404, code: "not_found")
-        expectError(try live.get("/overlay%00/x"), status: 404, code: "not_found")
-        expectError(
-            try live.request("POST", "/messages?kind=sent%00", headers: [("Content-Type", "text/plain")], body: "a"),
-            status: 422, code: "invalid_field", field: "kind")
-        try live.expectUnchanged(since: before)
-        let posted = try live.request("POST", "/messages?text=a%00b")
-        #expect(posted.status == 202)
-        #expect(posted.json["text"]?.string == "a\u{0}b")
+        try withLiveServer(started: LiveServer.startedWithTwoMessages()) { live in
+            let before = try live.observableState()
+            expectError(try live.request("DELETE", "/messages/1%00x"), status: 404, code: "not_found")
+            expectError(try live.request("DELETE", "/messages/1%00"), status: 404, code: "not_found")
+            expectError(try live.get("/messages/%00"), status: 404, code: "not_found")
+            expectError(try live.get("/overlay%00/x"), status: 404, code: "not_found")
+            expectError(
+                try live.request(
+                    "POST", "/messages?kind=sent%00", headers: [("Content-Type", "text/plain")], body: "a"),
+                status: 422, code: "invalid_field", field: "kind")
+            try live.expectUnchanged(since: before)
+            let posted = try live.request("POST", "/messages?text=a%00b")
+            #expect(posted.status == 202)
+            #expect(posted.json["text"]?.string == "a\u{0}b")
+        }
     }
 
     /// Idle and half-sent connections do not hold up other clients.
     @Test func idleConnectionsDoNotBlock() throws {
-        let live = try LiveServer.withTwoMessages { $0.threads = 1 }
-        var sockets: [Int32] = []
-        defer { sockets.forEach { _ = close($0) } }
-        for index in 0..<20 {
-            let socket = try Loopback.connect(port: live.port)
-            sockets.append(socket)
-            if index % 2 == 0 {
-                try Loopback.write(
-                    socket, Array("POST /messages HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\nab".utf8))
+        try withLiveServer(started: LiveServer.startedWithTwoMessages { $0.threads = 1 }) { live in
+            var sockets: [Int32] = []
+            defer { sockets.forEach { _ = close($0) } }
+            for index in 0..<20 {
+                let socket = try Loopback.connect(port: live.port)
+                sockets.append(socket)
+                if index % 2 == 0 {
+                    try Loopback.write(
+                        socket, Array("POST /messages HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\nab".utf8))
+                }
             }
+            let before = try live.observableState()
+            #expect(before.queued == 1)
+            #expect(try live.request("POST", "/messages", body: "still served").status == 202)
+            #expect(try live.observableState().queued == 2)
         }
-        let before = try live.observableState()
-        #expect(before.queued == 1)
-        #expect(try live.request("POST", "/messages", body: "still served").status == 202)
-        #expect(try live.observableState().queued == 2)
     }
 
     /// Requests pipelined on one connection are each answered, in order.
     @Test func pipelinedRequests() throws {
-        let live = try LiveServer.withTwoMessages()
-        let one = "POST /messages HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nthird"
-        let two = "POST /messages HTTP/1.1\r\nHost: x\r\nContent-Length: 6\r\n\r\nfourth"
-        let three = "GET /messages HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-        let raw = try RawClient.exchange(port: live.port, send: Array((one + two + three).utf8))
-        let text = String(decoding: raw, as: UTF8.self)
-        #expect(text.components(separatedBy: "HTTP/1.1 202").count == 3)
-        #expect(text.contains("Location: /messages/3"))
-        #expect(text.contains("Location: /messages/4"))
-        let list = try live.get("/messages").json["messages"]?.array ?? []
-        #expect(list.map { $0["text"]?.string } == ["first", "second", "third", "fourth"])
+        try withLiveServer(started: LiveServer.startedWithTwoMessages()) { live in
+            let one = "POST /messages HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nthird"
+            let two = "POST /messages HTTP/1.1\r\nHost: x\r\nContent-Length: 6\r\n\r\nfourth"
+            let three = "GET /messages HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            let raw = try RawClient.exchange(port: live.port, send: Array((one + two + three).utf8))
+            let text = String(decoding: raw, as: UTF8.self)
+            #expect(text.components(separatedBy: "HTTP/1.1 202").count == 3)
+            #expect(text.contains("Location: /messages/3"))
+            #expect(text.contains("Location: /messages/4"))
+            let list = try live.get("/messages").json["messages"]?.array ?? []
+            #expect(list.map { $0["text"]?.string } == ["first", "second", "third", "fourth"])
+        }
     }
 }
 

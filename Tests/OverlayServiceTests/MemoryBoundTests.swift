@@ -1,5 +1,6 @@
 import Glibc
 import MicroHTTP
+import ServiceTestSupport
 import TestSupport
 import Testing
 

@@ -1,3 +1,4 @@
+import ServiceTestSupport
 import Synchronization
 import TestSupport
 import Testing
@@ -54,105 +55,110 @@ struct PersistenceTests {
         var before: [String: [[String]]] = [:]
         var maximumID = 0
         do {
-            let live = try PersistenceTests.server(on: directory)
-            // 1 ends (done) before the others come: history.
-            #expect(try live.post("/messages", json: #"{"text": "quick", "duration": 0.5}"#).status == 202)
-            try live.advance(1)
-            #expect(try seen.overlay(live)["phase"]?.string == "hidden")
-            // 2 is shown (sticky); 3, 4, 5 wait; 5 is cancelled.
-            let posts = [
-                #"{"text": "Sending photo…", "kind": "sending", "key": "upload-42"}"#,
-                #"{"kind": "progress", "text": "Downloading…", "progress": 0.25, "key": "dl-7"}"#,
-                #"{"text": "custom", "kind": "failed", "duration": 42.5}"#,
-                #"{"text": "to be cancelled"}"#,
-            ]
-            for (offset, body) in posts.enumerated() {
-                let posted = try live.post("/messages", json: body)
-                #expect(posted.status == 202)
-                #expect(posted.json["id"]?.int == offset + 2)
-            }
-            #expect(try live.request("DELETE", "/messages/5").json["state"]?.string == "cancelled")
-            let keyed = try live.post("/messages", json: #"{"key": "dl-7", "progress": 0.5}"#)
-            #expect(keyed.status == 200)
-            #expect(keyed.json["id"]?.int == 3)
-            #expect(
-                try live.request("PATCH", "/messages/4", headers: json, body: #"{"text": "custom!"}"#).status == 200)
-            try live.advance(1)
-            // An immediate replaces the sticky 2, which goes back to the head of the queue.
-            let urgent = try live.post("/messages", json: #"{"text": "urgent", "kind": "failed", "immediate": true}"#)
-            #expect(urgent.json["id"]?.int == 6)
-            #expect(try seen.overlay(live)["message"]?["id"]?.int == 6)
+            try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+                // 1 ends (done) before the others come: history.
+                #expect(try live.post("/messages", json: #"{"text": "quick", "duration": 0.5}"#).status == 202)
+                try live.advance(1)
+                #expect(try seen.overlay(live)["phase"]?.string == "hidden")
+                // 2 is shown (sticky); 3, 4, 5 wait; 5 is cancelled.
+                let posts = [
+                    #"{"text": "Sending photo…", "kind": "sending", "key": "upload-42"}"#,
+                    #"{"kind": "progress", "text": "Downloading…", "progress": 0.25, "key": "dl-7"}"#,
+                    #"{"text": "custom", "kind": "failed", "duration": 42.5}"#,
+                    #"{"text": "to be cancelled"}"#,
+                ]
+                for (offset, body) in posts.enumerated() {
+                    let posted = try live.post("/messages", json: body)
+                    #expect(posted.status == 202)
+                    #expect(posted.json["id"]?.int == offset + 2)
+                }
+                #expect(try live.request("DELETE", "/messages/5").json["state"]?.string == "cancelled")
+                let keyed = try live.post("/messages", json: #"{"key": "dl-7", "progress": 0.5}"#)
+                #expect(keyed.status == 200)
+                #expect(keyed.json["id"]?.int == 3)
+                #expect(
+                    try live.request("PATCH", "/messages/4", headers: json, body: #"{"text": "custom!"}"#).status == 200
+                )
+                try live.advance(1)
+                // An immediate replaces the sticky 2, which goes back to the head of the queue.
+                let urgent = try live.post(
+                    "/messages", json: #"{"text": "urgent", "kind": "failed", "immediate": true}"#)
+                #expect(urgent.json["id"]?.int == 6)
+                #expect(try seen.overlay(live)["message"]?["id"]?.int == 6)
 
-            // Another channel, on another device, in another orientation.
-            #expect(
-                try live.post("/channels/ops/messages", json: #"{"text": "ops one", "kind": "sent"}"#).status == 202)
-            #expect(try live.request("PUT", "/channels/ops/device", body: "iphone").status == 200)
-            #expect(try live.post("/channels/ops/messages", json: #"{"text": "ops two"}"#).status == 202)
-            #expect(try live.request("PUT", "/channels/ops/orientation", body: "landscapeLeft").status == 200)
-            _ = try seen.overlay(live, "/channels/ops")
+                // Another channel, on another device, in another orientation.
+                #expect(
+                    try live.post("/channels/ops/messages", json: #"{"text": "ops one", "kind": "sent"}"#).status == 202
+                )
+                #expect(try live.request("PUT", "/channels/ops/device", body: "iphone").status == 200)
+                #expect(try live.post("/channels/ops/messages", json: #"{"text": "ops two"}"#).status == 202)
+                #expect(try live.request("PUT", "/channels/ops/orientation", body: "landscapeLeft").status == 200)
+                _ = try seen.overlay(live, "/channels/ops")
 
-            for channel in ["", "/channels/ops"] {
-                let messages = try #require(live.get("\(channel)/messages").json["messages"]?.array)
-                before[channel] = messages.map(PersistenceTests.kept)
-                maximumID = max(maximumID, messages.compactMap { $0["id"]?.int }.max() ?? 0)
+                for channel in ["", "/channels/ops"] {
+                    let messages = try #require(live.get("\(channel)/messages").json["messages"]?.array)
+                    before[channel] = messages.map(PersistenceTests.kept)
+                    maximumID = max(maximumID, messages.compactMap { $0["id"]?.int }.max() ?? 0)
+                }
+                // 4, a failed message, waits ahead of 3: its kind's priority is higher.
+                #expect(before[""]?.map { $0[0] } == [6, 2, 4, 3].map { "id=\(JSONValue.number($0))" })
+                _ = try seen.overlay(live)
             }
-            // 4, a failed message, waits ahead of 3: its kind's priority is higher.
-            #expect(before[""]?.map { $0[0] } == [6, 2, 4, 3].map { "id=\(JSONValue.number($0))" })
-            _ = try seen.overlay(live)
         }
 
         let etagsBefore = seen.etags
         let versionBefore = seen.maximum
-        let live = try PersistenceTests.server(on: directory)
-        // The same queue, in the same order, with the same fields.
-        for channel in ["", "/channels/ops"] {
-            let messages = try #require(live.get("\(channel)/messages").json["messages"]?.array)
-            #expect(messages.map(PersistenceTests.kept) == before[channel])
-            #expect(messages.first?["state"]?.string == "showing")
-            #expect(messages.dropFirst().allSatisfy { $0["state"]?.string == "queued" })
+        try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+            // The same queue, in the same order, with the same fields.
+            for channel in ["", "/channels/ops"] {
+                let messages = try #require(live.get("\(channel)/messages").json["messages"]?.array)
+                #expect(messages.map(PersistenceTests.kept) == before[channel])
+                #expect(messages.first?["state"]?.string == "showing")
+                #expect(messages.dropFirst().allSatisfy { $0["state"]?.string == "queued" })
+            }
+            // The shown one shows again from the start of its slide.
+            let overlay = try seen.overlay(live)
+            #expect(overlay["phase"]?.string == "showing")
+            #expect(overlay["contentOffset"]?.number == -20)
+            #expect(overlay["message"]?["id"]?.int == 6)
+            #expect(overlay["message"]?["state"]?.string == "showing")
+            #expect(overlay["animation"]?["from"]?.number == -20)
+            #expect(overlay["animation"]?["start"]?.number == 0)
+            #expect(overlay["queued"]?.int == 3)
+            // The version is beyond anything seen before, so no ETag repeats.
+            let version = try #require(overlay["version"]?.int)
+            #expect(version > versionBefore)
+            let etag = try #require(live.get("/overlay").header("ETag"))
+            #expect(!etagsBefore.contains(etag))
+
+            // The history: the done and the cancelled message can still be read.
+            let done = try live.get("/messages/1")
+            #expect(done.status == 200)
+            #expect(done.json["state"]?.string == "done")
+            #expect(done.json["text"]?.string == "quick")
+            #expect(done.json["endedAt"]?.number == 0.75)
+            #expect(try live.get("/messages/5").json["state"]?.string == "cancelled")
+
+            // The other channel: its device, orientation (a rotation was under way) and queue.
+            let channel = try live.get("/channels/ops").json
+            #expect(channel["device"]?.string == "iphone")
+            #expect(channel["orientation"]?.string == "landscapeLeft")
+            let ops = try seen.overlay(live, "/channels/ops")
+            #expect(ops["frame"]?["width"]?.number == 20)
+            #expect(ops["frame"]?["height"]?.number == 480)
+            #expect(ops["rotation"]?.number == -90)
+            #expect(ops["message"]?["text"]?.string == "ops one")
+
+            // A key still finds its restored message; a new message gets an id never used before.
+            let keyed = try live.post("/messages", json: #"{"key": "upload-42", "kind": "sent", "text": "Photo sent"}"#)
+            #expect(keyed.status == 200)
+            #expect(keyed.json["id"]?.int == 2)
+            let fresh = try live.post("/messages", json: #"{"text": "after the restart"}"#)
+            #expect(fresh.status == 202)
+            #expect(try #require(fresh.json["id"]?.int) > maximumID)
+            let opsFresh = try live.post("/channels/ops/messages", json: #"{"text": "ops three"}"#)
+            #expect(try #require(opsFresh.json["id"]?.int) > maximumID)
         }
-        // The shown one shows again from the start of its slide.
-        let overlay = try seen.overlay(live)
-        #expect(overlay["phase"]?.string == "showing")
-        #expect(overlay["contentOffset"]?.number == -20)
-        #expect(overlay["message"]?["id"]?.int == 6)
-        #expect(overlay["message"]?["state"]?.string == "showing")
-        #expect(overlay["animation"]?["from"]?.number == -20)
-        #expect(overlay["animation"]?["start"]?.number == 0)
-        #expect(overlay["queued"]?.int == 3)
-        // The version is beyond anything seen before, so no ETag repeats.
-        let version = try #require(overlay["version"]?.int)
-        #expect(version > versionBefore)
-        let etag = try #require(live.get("/overlay").header("ETag"))
-        #expect(!etagsBefore.contains(etag))
-
-        // The history: the done and the cancelled message can still be read.
-        let done = try live.get("/messages/1")
-        #expect(done.status == 200)
-        #expect(done.json["state"]?.string == "done")
-        #expect(done.json["text"]?.string == "quick")
-        #expect(done.json["endedAt"]?.number == 0.75)
-        #expect(try live.get("/messages/5").json["state"]?.string == "cancelled")
-
-        // The other channel: its device, orientation (a rotation was under way) and queue.
-        let channel = try live.get("/channels/ops").json
-        #expect(channel["device"]?.string == "iphone")
-        #expect(channel["orientation"]?.string == "landscapeLeft")
-        let ops = try seen.overlay(live, "/channels/ops")
-        #expect(ops["frame"]?["width"]?.number == 20)
-        #expect(ops["frame"]?["height"]?.number == 480)
-        #expect(ops["rotation"]?.number == -90)
-        #expect(ops["message"]?["text"]?.string == "ops one")
-
-        // A key still finds its restored message; a new message gets an id never used before.
-        let keyed = try live.post("/messages", json: #"{"key": "upload-42", "kind": "sent", "text": "Photo sent"}"#)
-        #expect(keyed.status == 200)
-        #expect(keyed.json["id"]?.int == 2)
-        let fresh = try live.post("/messages", json: #"{"text": "after the restart"}"#)
-        #expect(fresh.status == 202)
-        #expect(try #require(fresh.json["id"]?.int) > maximumID)
-        let opsFresh = try live.post("/channels/ops/messages", json: #"{"text": "ops three"}"#)
-        #expect(try #require(opsFresh.json["id"]?.int) > maximumID)
     }
 
     /// Restart after restart, with writes and deadlines in between: each version and id is beyond
@@ -163,25 +169,27 @@ struct PersistenceTests {
         var ids: Set<Int> = []
         var highestID = 0
         for round in 0..<4 {
-            let live = try PersistenceTests.server(on: directory)
-            let etagsBefore = seen.etags
-            let versionBefore = seen.maximum
-            let first = try seen.overlay(live)
-            if round > 0 {
-                #expect(try #require(first["version"]?.int) > versionBefore)
-                #expect(seen.etags.subtracting(etagsBefore).count == 1)
-            }
-            for index in 0..<3 {
-                let posted = try live.post("/messages", json: #"{"text": "round \#(round) #\#(index)", "duration": 1}"#)
-                let id = try #require(posted.json["id"]?.int)
-                #expect(!ids.contains(id))
-                #expect(id > highestID)
-                ids.insert(id)
-                highestID = id
+            try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+                let etagsBefore = seen.etags
+                let versionBefore = seen.maximum
+                let first = try seen.overlay(live)
+                if round > 0 {
+                    #expect(try #require(first["version"]?.int) > versionBefore)
+                    #expect(seen.etags.subtracting(etagsBefore).count == 1)
+                }
+                for index in 0..<3 {
+                    let posted = try live.post(
+                        "/messages", json: #"{"text": "round \#(round) #\#(index)", "duration": 1}"#)
+                    let id = try #require(posted.json["id"]?.int)
+                    #expect(!ids.contains(id))
+                    #expect(id > highestID)
+                    ids.insert(id)
+                    highestID = id
+                    _ = try seen.overlay(live)
+                }
+                try live.advance(1.5)
                 _ = try seen.overlay(live)
             }
-            try live.advance(1.5)
-            _ = try seen.overlay(live)
         }
     }
 
@@ -190,18 +198,20 @@ struct PersistenceTests {
     @Test func orientationOfARunningRotationSurvives() throws {
         let directory = try TemporaryDirectory()
         do {
-            let live = try PersistenceTests.server(on: directory)
-            #expect(try live.post("/messages", json: #"{"text": "a", "kind": "sending"}"#).status == 202)
-            try live.advance(1)
-            let rotating = try live.request("PUT", "/orientation", body: "landscapeRight")
-            #expect(rotating.status == 200)
-            #expect(rotating.json["phase"]?.string == "rotatingOut")
+            try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+                #expect(try live.post("/messages", json: #"{"text": "a", "kind": "sending"}"#).status == 202)
+                try live.advance(1)
+                let rotating = try live.request("PUT", "/orientation", body: "landscapeRight")
+                #expect(rotating.status == 200)
+                #expect(rotating.json["phase"]?.string == "rotatingOut")
+            }
         }
-        let live = try PersistenceTests.server(on: directory)
-        let overlay = try live.overlay()
-        #expect(overlay["orientation"]?.string == "landscapeRight")
-        #expect(overlay["rotation"]?.number == 90)
-        #expect(overlay["phase"]?.string == "showing")
+        try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+            let overlay = try live.overlay()
+            #expect(overlay["orientation"]?.string == "landscapeRight")
+            #expect(overlay["rotation"]?.number == 90)
+            #expect(overlay["phase"]?.string == "showing")
+        }
     }
 
     /// A restart with a smaller `historySize` forgets the oldest ended messages, and their rows go:
@@ -209,25 +219,30 @@ struct PersistenceTests {
     @Test func smallerHistoryForgetsForGood() throws {
         let directory = try TemporaryDirectory()
         do {
-            let live = try PersistenceTests.server(on: directory)
-            for index in 1...4 {
-                #expect(try live.post("/messages", json: #"{"text": "m\#(index)"}"#).status == 202)
-                #expect(try live.request("DELETE", "/messages/\(index)").status == 200)
+            try withLiveServer(started: PersistenceTests.server(on: directory)) { live throws in
+                for index in 1...4 {
+                    #expect(try live.post("/messages", json: #"{"text": "m\#(index)"}"#).status == 202)
+                    #expect(try live.request("DELETE", "/messages/\(index)").status == 200)
+                }
             }
         }
         do {
-            let live = try LiveServer(clock: .manual) {
-                $0.ephemeral = false
-                $0.dataDirectory = directory.path
-                $0.engine.historySize = 2
+            try withLiveServer(
+                started: LiveServer(clock: .manual) {
+                    $0.ephemeral = false
+                    $0.dataDirectory = directory.path
+                    $0.engine.historySize = 2
+                }
+            ) { live throws in
+                #expect(try live.get("/messages/1").status == 404)
+                #expect(try live.get("/messages/3").status == 200)
             }
-            #expect(try live.get("/messages/1").status == 404)
-            #expect(try live.get("/messages/3").status == 200)
         }
-        let live = try PersistenceTests.server(on: directory)
-        #expect(try live.get("/messages/1").status == 404)
-        #expect(try live.get("/messages/2").status == 404)
-        #expect(try live.get("/messages/4").json["state"]?.string == "cancelled")
+        try withLiveServer(started: PersistenceTests.server(on: directory)) { live throws in
+            #expect(try live.get("/messages/1").status == 404)
+            #expect(try live.get("/messages/2").status == 404)
+            #expect(try live.get("/messages/4").json["state"]?.string == "cancelled")
+        }
     }
 
     /// The history comes back in the order the messages ended, also when one step of the clock
@@ -235,24 +250,29 @@ struct PersistenceTests {
     @Test func historyKeepsTheOrderOfEnding() throws {
         let directory = try TemporaryDirectory()
         do {
-            let live = try PersistenceTests.server(on: directory)
-            #expect(try live.post("/messages", json: #"{"text": "sticky", "kind": "sending"}"#).status == 202)
-            try live.advance(1)
-            // 2 replaces the sticky 1, which waits at the head; 2 ends at 1.5, then 1 shows and
-            // expires at 301.5: both within one advance, 2 first.
-            let urgent = try live.post("/messages", json: #"{"text": "urgent", "duration": 0.5, "immediate": true}"#)
-            #expect(urgent.json["id"]?.int == 2)
-            try live.advance(400)
-            #expect(try live.get("/messages/1").json["endedAt"]?.number == 301.5)
-            #expect(try live.get("/messages/2").json["endedAt"]?.number == 1.5)
+            try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+                #expect(try live.post("/messages", json: #"{"text": "sticky", "kind": "sending"}"#).status == 202)
+                try live.advance(1)
+                // 2 replaces the sticky 1, which waits at the head; 2 ends at 1.5, then 1 shows and
+                // expires at 301.5: both within one advance, 2 first.
+                let urgent = try live.post(
+                    "/messages", json: #"{"text": "urgent", "duration": 0.5, "immediate": true}"#)
+                #expect(urgent.json["id"]?.int == 2)
+                try live.advance(400)
+                #expect(try live.get("/messages/1").json["endedAt"]?.number == 301.5)
+                #expect(try live.get("/messages/2").json["endedAt"]?.number == 1.5)
+            }
         }
-        let live = try LiveServer(clock: .manual) {
-            $0.ephemeral = false
-            $0.dataDirectory = directory.path
-            $0.engine.historySize = 1
+        try withLiveServer(
+            started: LiveServer(clock: .manual) {
+                $0.ephemeral = false
+                $0.dataDirectory = directory.path
+                $0.engine.historySize = 1
+            }
+        ) { live throws in
+            #expect(try live.get("/messages/1").json["state"]?.string == "expired")
+            #expect(try live.get("/messages/2").status == 404)
         }
-        #expect(try live.get("/messages/1").json["state"]?.string == "expired")
-        #expect(try live.get("/messages/2").status == 404)
     }
 
     /// An ended message reads the same after a restart, the times of its display included: it
@@ -262,21 +282,23 @@ struct PersistenceTests {
         let directory = try TemporaryDirectory()
         var before: [JSONValue] = []
         do {
-            let live = try PersistenceTests.server(on: directory)
-            #expect(try live.post("/messages", json: #"{"text": "first", "duration": 1}"#).status == 202)
-            try live.advance(0.5)
-            let urgent = #"{"text": "urgent", "duration": 1, "immediate": true}"#
-            #expect(try live.post("/messages", json: urgent).status == 202)
-            try live.advance(2)
-            before = try [1, 2].map { try live.get("/messages/\($0)").json }
-            #expect(before.map { $0["state"]?.string } == ["preempted", "done"])
-            #expect(before.map { $0["shownAt"]?.number } == [0, 0.5])
-            #expect(before.map { $0["displayStartedAt"]?.number } == [0.25, 0.5])
-            #expect(before.map { $0["endedAt"]?.number } == [0.5, 1.5])
+            try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+                #expect(try live.post("/messages", json: #"{"text": "first", "duration": 1}"#).status == 202)
+                try live.advance(0.5)
+                let urgent = #"{"text": "urgent", "duration": 1, "immediate": true}"#
+                #expect(try live.post("/messages", json: urgent).status == 202)
+                try live.advance(2)
+                before = try [1, 2].map { try live.get("/messages/\($0)").json }
+                #expect(before.map { $0["state"]?.string } == ["preempted", "done"])
+                #expect(before.map { $0["shownAt"]?.number } == [0, 0.5])
+                #expect(before.map { $0["displayStartedAt"]?.number } == [0.25, 0.5])
+                #expect(before.map { $0["endedAt"]?.number } == [0.5, 1.5])
+            }
         }
-        let live = try PersistenceTests.server(on: directory)
-        let after = try [1, 2].map { try live.get("/messages/\($0)").json }
-        #expect(after == before)
+        try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+            let after = try [1, 2].map { try live.get("/messages/\($0)").json }
+            #expect(after == before)
+        }
     }
 
     /// A data directory of the first schema (before the display times, the exact state and the
@@ -297,37 +319,39 @@ struct PersistenceTests {
                 """)
         }
         do {
-            let live = try PersistenceTests.server(on: directory)
-            let ended = try live.get("/messages/1").json
-            #expect(ended["state"]?.string == "done")
-            #expect(ended["text"]?.string == "ended before")
-            #expect(ended["endedAt"]?.number == 2.25)
-            #expect(ended["shownAt"]?.isNull == true)
-            #expect(ended["displayStartedAt"]?.isNull == true)
-            let shown = try live.get("/messages/2").json
-            #expect(shown["state"]?.string == "showing")
-            #expect(shown["key"]?.string == "upload")
-            let overlay = try live.overlay()
-            #expect(overlay["orientation"]?.string == "landscapeLeft")
-            #expect(overlay["device"]?.string == "iphone")
-            #expect(try #require(overlay["version"]?.int) > 100_012)
-            try live.advance(1)
-            #expect(try live.request("DELETE", "/messages/2").status == 200)
-            #expect(try live.post("/messages", json: #"{"text": "new"}"#).json["id"]?.int == 1003)
-            // The status bar starts at its launch state, and is stored from then on.
-            #expect(try live.get("/statusbar").json["statusBar"]?["style"]?.string == "lightContent")
-            #expect(try live.request("PUT", "/statusbar?style=darkContent").status == 200)
+            try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+                let ended = try live.get("/messages/1").json
+                #expect(ended["state"]?.string == "done")
+                #expect(ended["text"]?.string == "ended before")
+                #expect(ended["endedAt"]?.number == 2.25)
+                #expect(ended["shownAt"]?.isNull == true)
+                #expect(ended["displayStartedAt"]?.isNull == true)
+                let shown = try live.get("/messages/2").json
+                #expect(shown["state"]?.string == "showing")
+                #expect(shown["key"]?.string == "upload")
+                let overlay = try live.overlay()
+                #expect(overlay["orientation"]?.string == "landscapeLeft")
+                #expect(overlay["device"]?.string == "iphone")
+                #expect(try #require(overlay["version"]?.int) > 100_012)
+                try live.advance(1)
+                #expect(try live.request("DELETE", "/messages/2").status == 200)
+                #expect(try live.post("/messages", json: #"{"text": "new"}"#).json["id"]?.int == 1003)
+                // The status bar starts at its launch state, and is stored from then on.
+                #expect(try live.get("/statusbar").json["statusBar"]?["style"]?.string == "lightContent")
+                #expect(try live.request("PUT", "/statusbar?style=darkContent").status == 200)
+            }
         }
         let database = try Database(path: directory.database)
         let version = try database.prepare("SELECT version FROM schema_version")
         #expect(try version.step())
         #expect(version.int(0) == Schema.latest)
-        let live = try PersistenceTests.server(on: directory)
-        let cancelled = try live.get("/messages/2").json
-        #expect(cancelled["state"]?.string == "cancelled")
-        #expect(cancelled["shownAt"]?.number == 0)
-        #expect(cancelled["displayStartedAt"]?.number == 0.25)
-        #expect(try live.get("/statusbar").json["statusBar"]?["style"]?.string == "darkContent")
+        try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+            let cancelled = try live.get("/messages/2").json
+            #expect(cancelled["state"]?.string == "cancelled")
+            #expect(cancelled["shownAt"]?.number == 0)
+            #expect(cancelled["displayStartedAt"]?.number == 0.25)
+            #expect(try live.get("/statusbar").json["statusBar"]?["style"]?.string == "darkContent")
+        }
     }
 
     /// The schema as the first overlayd that stored anything created it, verbatim.
@@ -365,8 +389,9 @@ struct PersistenceTests {
     /// writer on the same file.
     @Test func oneServerPerDataDirectory() throws {
         let directory = try TemporaryDirectory()
-        let first = try PersistenceTests.server(on: directory)
-        #expect(throws: StoreError.self) { _ = try PersistenceTests.server(on: directory) }
-        #expect(try first.post("/messages", json: #"{"text": "still mine"}"#).status == 202)
+        try withLiveServer(started: PersistenceTests.server(on: directory)) { first throws in
+            #expect(throws: StoreError.self) { _ = try PersistenceTests.server(on: directory) }
+            #expect(try first.post("/messages", json: #"{"text": "still mine"}"#).status == 202)
+        }
     }
 }

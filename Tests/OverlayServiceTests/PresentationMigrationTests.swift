@@ -1,3 +1,4 @@
+import ServiceTestSupport
 import TestSupport
 import Testing
 
@@ -34,26 +35,32 @@ struct PresentationMigrationTests {
                 """)
         }
         do {
-            let live = try StatusBarPersistenceTests.server(on: directory) { $0.engine.presentation = .fullWidth }
-            for (id, text) in [(1, "ended before"), (2, "shown"), (3, "waiting")] {
-                let message = try live.get("/messages/\(id)").json
-                #expect(message["text"]?.string == text)
-                #expect(message["subtitle"] == JSONValue.null)
-                #expect(message["icon"] == JSONValue.null)
+            try withLiveServer(
+                started: StatusBarPersistenceTests.server(on: directory) { $0.engine.presentation = .fullWidth }
+            ) { live in
+                for (id, text) in [(1, "ended before"), (2, "shown"), (3, "waiting")] {
+                    let message = try live.get("/messages/\(id)").json
+                    #expect(message["text"]?.string == text)
+                    #expect(message["subtitle"] == JSONValue.null)
+                    #expect(message["icon"] == JSONValue.null)
+                }
+                let overlay = try live.overlay()
+                #expect(overlay["presentation"]?.string == "fullWidth")
+                #expect(overlay["message"]?["text"]?.string == "shown")
+                #expect(overlay["queued"]?.int == 1)
+                let patched = try live.request("PATCH", "/messages/3", body: "subtitle=later&icon=%F0%9F%95%92")
+                #expect(patched.status == 200)
+                #expect(try live.request("PUT", "/presentation", body: "pill").status == 200)
             }
-            let overlay = try live.overlay()
-            #expect(overlay["presentation"]?.string == "fullWidth")
-            #expect(overlay["message"]?["text"]?.string == "shown")
-            #expect(overlay["queued"]?.int == 1)
-            let patched = try live.request("PATCH", "/messages/3", body: "subtitle=later&icon=%F0%9F%95%92")
-            #expect(patched.status == 200)
-            #expect(try live.request("PUT", "/presentation", body: "pill").status == 200)
         }
-        let live = try StatusBarPersistenceTests.server(on: directory) { $0.engine.presentation = .fullWidth }
-        let waiting = try live.get("/messages/3").json
-        #expect(waiting["subtitle"]?.string == "later")
-        #expect(waiting["icon"]?.string == "🕒")
-        #expect(try live.overlay()["presentation"]?.string == "pill")
-        #expect(try live.get("/messages").json["messages"]?.array?.count == 2)
+        try withLiveServer(
+            started: StatusBarPersistenceTests.server(on: directory) { $0.engine.presentation = .fullWidth }
+        ) { live in
+            let waiting = try live.get("/messages/3").json
+            #expect(waiting["subtitle"]?.string == "later")
+            #expect(waiting["icon"]?.string == "🕒")
+            #expect(try live.overlay()["presentation"]?.string == "pill")
+            #expect(try live.get("/messages").json["messages"]?.array?.count == 2)
+        }
     }
 }

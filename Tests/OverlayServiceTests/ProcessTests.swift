@@ -1,3 +1,4 @@
+import ServiceTestSupport
 import TestSupport
 import Testing
 
@@ -160,10 +161,11 @@ struct ProcessTests {
 
     /// A port already taken is a start-up failure (exit 1), named on stderr.
     @Test func portInUse() throws {
-        let live = try LiveServer()
-        let child = try ChildProcess.overlayd(["--port", String(live.port), "--ephemeral"])
-        #expect(child.exitStatus() == 1)
-        #expect(child.errorText.contains("cannot listen"), "stderr: \(child.errorText)")
-        #expect(try live.get("/healthz").status == 200)
+        try withLiveServer { live in
+            let child = try ChildProcess.overlayd(["--port", String(live.port), "--ephemeral"])
+            #expect(child.exitStatus() == 1)
+            #expect(child.errorText.contains("cannot listen"), "stderr: \(child.errorText)")
+            #expect(try live.get("/healthz").status == 200)
+        }
     }
 }

@@ -1,3 +1,4 @@
+import ServiceTestSupport
 import Testing
 
 /// `GET /metrics` as Prometheus itself reads it: `promtool check metrics` (Debian's `prometheus`
@@ -6,31 +7,32 @@ import Testing
 @Suite("promtool", .enabled(if: Promtool.path != nil || Promtool.isRequired))
 struct PromtoolTests {
     @Test func metricsPassPromtoolWithTheHistogramsCounts() throws {
-        let live = try LiveServer()
-        for _ in 0..<5 { #expect(try live.get("/overlay").status == 200) }
-        #expect(try live.post("/messages", json: #"{"text": "hello"}"#).status == 202)
-        #expect(try live.get("/messages/1").status == 200)
-        #expect(try live.get("/nowhere").status == 404)
-        #expect(try live.request("BREW", "/overlay").status == 405)
+        try withLiveServer { live in
+            for _ in 0..<5 { #expect(try live.get("/overlay").status == 200) }
+            #expect(try live.post("/messages", json: #"{"text": "hello"}"#).status == 202)
+            #expect(try live.get("/messages/1").status == 200)
+            #expect(try live.get("/nowhere").status == 404)
+            #expect(try live.request("BREW", "/overlay").status == 405)
 
-        let text = try live.get("/metrics").text
-        let check = try Promtool.check(text)
-        #expect(check.status == 0, "promtool: \(check.said)")
+            let text = try live.get("/metrics").text
+            let check = try Promtool.check(text)
+            #expect(check.status == 0, "promtool: \(check.said)")
 
-        let histogram = Histogram(text)
-        #expect(histogram.count(route: "/overlay", method: "GET") == 5)
-        #expect(histogram.count(route: "/overlay", method: "other") == 1)
-        #expect(histogram.count(route: "/messages", method: "POST") == 1)
-        #expect(histogram.count(route: "/messages/{id}", method: "GET") == 1)
-        #expect(histogram.count(route: "unmatched", method: "GET") == 1)
-        for (labels, buckets) in histogram.buckets {
-            // Cumulative: never falling, ending at +Inf with the count.
-            #expect(buckets.map(\.le) == Histogram.bounds, "\(labels)")
-            #expect(buckets.map(\.count) == buckets.map(\.count).sorted(), "\(labels): \(buckets)")
-            #expect(buckets.last?.count == histogram.counts[labels], "\(labels)")
-            #expect(histogram.sums[labels] != nil, "\(labels) has no _sum")
+            let histogram = Histogram(text)
+            #expect(histogram.count(route: "/overlay", method: "GET") == 5)
+            #expect(histogram.count(route: "/overlay", method: "other") == 1)
+            #expect(histogram.count(route: "/messages", method: "POST") == 1)
+            #expect(histogram.count(route: "/messages/{id}", method: "GET") == 1)
+            #expect(histogram.count(route: "unmatched", method: "GET") == 1)
+            for (labels, buckets) in histogram.buckets {
+                // Cumulative: never falling, ending at +Inf with the count.
+                #expect(buckets.map(\.le) == Histogram.bounds, "\(labels)")
+                #expect(buckets.map(\.count) == buckets.map(\.count).sorted(), "\(labels): \(buckets)")
+                #expect(buckets.last?.count == histogram.counts[labels], "\(labels)")
+                #expect(histogram.sums[labels] != nil, "\(labels) has no _sum")
+            }
+            #expect(histogram.buckets.count == histogram.counts.count)
         }
-        #expect(histogram.buckets.count == histogram.counts.count)
     }
 
     /// A promtool that fails on what a render bug would give, or the check above could pass on

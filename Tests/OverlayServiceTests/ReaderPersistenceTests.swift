@@ -1,3 +1,4 @@
+import ServiceTestSupport
 import TestSupport
 import Testing
 
@@ -25,42 +26,47 @@ struct ReaderPersistenceTests {
         var before: [Int: [JSONValue]] = [:]
         var versionBefore = 0
         do {
-            let live = try PersistenceTests.server(on: directory)
-            // 1 is tapped and ends (in the history); 2 is tapped and shown; 3 waits.
-            #expect(
-                try live.post("/messages", json: #"{"text": "first", "duration": 1, "click": "x-app:1"}"#).status == 202
+            try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+                // 1 is tapped and ends (in the history); 2 is tapped and shown; 3 waits.
+                #expect(
+                    try live.post("/messages", json: #"{"text": "first", "duration": 1, "click": "x-app:1"}"#).status
+                        == 202
+                )
+                #expect(try live.request("POST", "/overlay/tap").status == 200)
+                try live.advance(1.25)
+                #expect(try live.get("/messages/1").json["state"]?.string == "done")
+                #expect(try live.post("/messages", json: Self.body).status == 202)
+                #expect(
+                    try live.post("/messages", json: #"{"text": "waiting", "actions": [{"id": "x", "label": "X"}]}"#)
+                        .status
+                        == 202)
+                try live.advance(1)
+                #expect(try live.request("POST", "/overlay/tap", body: "retry").status == 200)
+                #expect(try live.post("/overlay/tap", json: #"{"action": null}"#).status == 200)
+                for id in 1...3 { before[id] = Self.readerFields(try live.get("/messages/\(id)").json) }
+                #expect(before[2]?[3].array?.count == 2)
+                versionBefore = try #require(try live.version())
+            }
+        }
+        try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+            for id in 1...3 {
+                #expect(Self.readerFields(try live.get("/messages/\(id)").json) == before[id], "message \(id)")
+            }
+            let overlay = try live.overlay()
+            #expect(overlay["message"]?["id"]?.int == 2)
+            #expect(overlay["message"]?["taps"]?.array?.count == 2)
+            #expect(overlay["announcement"]?.string == "Build forty-two failed")
+            // Shown again at the restart's version: a reader speaks it again.
+            let version = try #require(overlay["version"]?.int)
+            #expect(version > versionBefore)
+            #expect(overlay["announcementVersion"]?.int == version)
+            // The taps go on from where they were, and the actions still answer.
+            let tapped = try live.request("POST", "/overlay/tap", body: "mute")
+            #expect(tapped.json["taps"]?.array?.count == 3)
+            expectError(
+                try live.request("POST", "/overlay/tap", body: "x"), status: 422, code: "invalid_field", field: "action"
             )
-            #expect(try live.request("POST", "/overlay/tap").status == 200)
-            try live.advance(1.25)
-            #expect(try live.get("/messages/1").json["state"]?.string == "done")
-            #expect(try live.post("/messages", json: Self.body).status == 202)
-            #expect(
-                try live.post("/messages", json: #"{"text": "waiting", "actions": [{"id": "x", "label": "X"}]}"#).status
-                    == 202)
-            try live.advance(1)
-            #expect(try live.request("POST", "/overlay/tap", body: "retry").status == 200)
-            #expect(try live.post("/overlay/tap", json: #"{"action": null}"#).status == 200)
-            for id in 1...3 { before[id] = Self.readerFields(try live.get("/messages/\(id)").json) }
-            #expect(before[2]?[3].array?.count == 2)
-            versionBefore = try #require(try live.version())
         }
-        let live = try PersistenceTests.server(on: directory)
-        for id in 1...3 {
-            #expect(Self.readerFields(try live.get("/messages/\(id)").json) == before[id], "message \(id)")
-        }
-        let overlay = try live.overlay()
-        #expect(overlay["message"]?["id"]?.int == 2)
-        #expect(overlay["message"]?["taps"]?.array?.count == 2)
-        #expect(overlay["announcement"]?.string == "Build forty-two failed")
-        // Shown again at the restart's version: a reader speaks it again.
-        let version = try #require(overlay["version"]?.int)
-        #expect(version > versionBefore)
-        #expect(overlay["announcementVersion"]?.int == version)
-        // The taps go on from where they were, and the actions still answer.
-        let tapped = try live.request("POST", "/overlay/tap", body: "mute")
-        #expect(tapped.json["taps"]?.array?.count == 3)
-        expectError(
-            try live.request("POST", "/overlay/tap", body: "x"), status: 422, code: "invalid_field", field: "action")
     }
 
     /// Nothing shown before the stop nor after: the announcement stays null at the version it
@@ -69,18 +75,20 @@ struct ReaderPersistenceTests {
         let directory = try TemporaryDirectory()
         var nullSince = 0
         do {
-            let live = try PersistenceTests.server(on: directory)
-            #expect(try live.post("/messages", json: #"{"text": "gone", "duration": 1}"#).status == 202)
-            try live.advance(2)
-            let overlay = try live.overlay()
-            #expect(overlay["phase"]?.string == "hidden" && overlay["announcement"] == .null)
-            nullSince = try #require(overlay["announcementVersion"]?.int)
-            #expect(nullSince == overlay["version"]?.int)
+            try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+                #expect(try live.post("/messages", json: #"{"text": "gone", "duration": 1}"#).status == 202)
+                try live.advance(2)
+                let overlay = try live.overlay()
+                #expect(overlay["phase"]?.string == "hidden" && overlay["announcement"] == .null)
+                nullSince = try #require(overlay["announcementVersion"]?.int)
+                #expect(nullSince == overlay["version"]?.int)
+            }
         }
-        let live = try PersistenceTests.server(on: directory)
-        let overlay = try live.overlay()
-        #expect(overlay["announcement"] == .null)
-        #expect(overlay["announcementVersion"]?.int == nullSince)
-        #expect(try #require(overlay["version"]?.int) > nullSince)
+        try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+            let overlay = try live.overlay()
+            #expect(overlay["announcement"] == .null)
+            #expect(overlay["announcementVersion"]?.int == nullSince)
+            #expect(try #require(overlay["version"]?.int) > nullSince)
+        }
     }
 }

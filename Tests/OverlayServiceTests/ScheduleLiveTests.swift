@@ -1,4 +1,5 @@
 import Platform
+import ServiceTestSupport
 import TestSupport
 import Testing
 
@@ -26,38 +27,43 @@ struct ScheduleLiveTests {
     /// Posted with a delay of 0.2 s, it shows without any request: a long-poll on the version
     /// after the POST wakes when it joins, and finds it shown.
     @Test func showsOnItsOwn() throws {
-        let live = try LiveServer(clock: .real)
-        let posted = try live.post("/messages", json: #"{"text": "soon", "delay": 0.2}"#)
-        #expect(posted.status == 202 && posted.json["state"]?.string == "scheduled")
-        let version = try #require(live.overlay()["version"]?.int)
-        let woken = try live.get("/overlay?wait=30&since=\(version)")
-        #expect(woken.status == 200)
-        #expect(woken.json["message"]?["text"]?.string == "soon")
-        #expect(woken.json["scheduled"]?.int == 0)
-        #expect(try live.get("/messages/1").json["state"]?.string == "showing")
+        try withLiveServer(clock: .real) { live in
+            let posted = try live.post("/messages", json: #"{"text": "soon", "delay": 0.2}"#)
+            #expect(posted.status == 202 && posted.json["state"]?.string == "scheduled")
+            let version = try #require(live.overlay()["version"]?.int)
+            let woken = try live.get("/overlay?wait=30&since=\(version)")
+            #expect(woken.status == 200)
+            #expect(woken.json["message"]?["text"]?.string == "soon")
+            #expect(woken.json["scheduled"]?.int == 0)
+            #expect(try live.get("/messages/1").json["state"]?.string == "showing")
+        }
     }
 
     /// With the real clock an `at` is a calendar time or a Unix time: an hour ahead is about 3600 s
     /// ahead on the server's clock.
     @Test func atIsAWallClockTime() throws {
-        let live = try LiveServer(clock: .real)
-        for at in ["\"\(Self.rfc3339(secondsFromNow: 3600))\"", "\(WallClock.nanoseconds() / 1_000_000_000 + 3600)"] {
-            let posted = try live.post("/messages", json: #"{"text": "later", "at": \#(at)}"#)
-            #expect(posted.status == 202, "\(posted.text)")
-            let now = try #require(live.overlay()["now"]?.number)
-            let scheduledFor = try #require(posted.json["scheduledFor"]?.number)
-            // Whole seconds of the wall clock: at most a second early, never late by more than the run.
-            #expect(scheduledFor > now + 3598 && scheduledFor <= now + 3600, "\(scheduledFor) at \(now)")
+        try withLiveServer(clock: .real) { live in
+            for at in [
+                "\"\(Self.rfc3339(secondsFromNow: 3600))\"", "\(WallClock.nanoseconds() / 1_000_000_000 + 3600)",
+            ] {
+                let posted = try live.post("/messages", json: #"{"text": "later", "at": \#(at)}"#)
+                #expect(posted.status == 202, "\(posted.text)")
+                let now = try #require(live.overlay()["now"]?.number)
+                let scheduledFor = try #require(posted.json["scheduledFor"]?.number)
+                // Whole seconds of the wall clock: at most a second early, never late by more than the run.
+                #expect(scheduledFor > now + 3598 && scheduledFor <= now + 3600, "\(scheduledFor) at \(now)")
+            }
+            expectError(
+                try live.post(
+                    "/messages", json: #"{"text": "x", "at": "\#(Self.rfc3339(secondsFromNow: 8 * 86400))"}"#),
+                status: 422, code: "invalid_field", field: "at")
+            // Years whose nanoseconds do not fit in 64 bits: far ahead is refused, far past is now.
+            expectError(
+                try live.post("/messages", json: #"{"text": "x", "at": "9999-12-31T23:59:59Z"}"#),
+                status: 422, code: "invalid_field", field: "at")
+            let past = try live.post("/messages", json: #"{"text": "long ago", "at": "0001-01-01T00:00:00Z"}"#)
+            #expect(past.status == 202 && past.json["state"]?.string != "scheduled", "\(past.text)")
         }
-        expectError(
-            try live.post("/messages", json: #"{"text": "x", "at": "\#(Self.rfc3339(secondsFromNow: 8 * 86400))"}"#),
-            status: 422, code: "invalid_field", field: "at")
-        // Years whose nanoseconds do not fit in 64 bits: far ahead is refused, far past is now.
-        expectError(
-            try live.post("/messages", json: #"{"text": "x", "at": "9999-12-31T23:59:59Z"}"#),
-            status: 422, code: "invalid_field", field: "at")
-        let past = try live.post("/messages", json: #"{"text": "long ago", "at": "0001-01-01T00:00:00Z"}"#)
-        #expect(past.status == 202 && past.json["state"]?.string != "scheduled", "\(past.text)")
     }
 
     /// kill -9 with a message due in 1.5 s and one due in an hour: restarted after the first's time

@@ -1,3 +1,4 @@
+import ServiceTestSupport
 import Synchronization
 import TestSupport
 import Testing
@@ -44,114 +45,120 @@ struct TokenTests {
 
     /// Every kind of write: none without the token, none with a wrong one, each with the right one.
     @Test func writesNeedTheToken() throws {
-        let live = try TokenTests.server()
-        let json = [("Content-Type", "application/json")]
-        let writes: [(method: String, path: String, body: String)] = [
-            ("POST", "/messages", #"{"text": "hello"}"#),
-            ("PATCH", "/messages/1", #"{"text": "changed"}"#),
-            ("PUT", "/orientation", #"{"orientation": "landscapeLeft"}"#),
-            ("PUT", "/device", #"{"device": "iphone"}"#),
-            ("POST", "/clock", #"{"advance": 1}"#),
-            ("POST", "/channels/ops/messages", #"{"text": "ops"}"#),
-            ("DELETE", "/messages/1", ""),
-        ]
-        let wrong: [(header: String, isWrongToken: Bool)] = [
-            ("Bearer nope", true),
-            ("Bearer \(TokenTests.writeToken)x", true),
-            ("Bearer \(TokenTests.writeToken.dropLast())", true),
-            ("Bearer \(TokenTests.writeToken.uppercased())", true),
-            ("Basic \(TokenTests.writeToken)", true),
-            (TokenTests.writeToken, true),
-            ("Bearer", true),
-            ("Bearer ", true),
-        ]
-        for write in writes {
-            let missing = try live.request(write.method, write.path, headers: json, body: write.body)
-            TokenTests.expectUnauthorized(missing, wrongToken: false)
-            for (header, isWrongToken) in wrong {
-                let refused = try live.request(
-                    write.method, write.path, headers: json + [("Authorization", header)], body: write.body)
-                TokenTests.expectUnauthorized(refused, wrongToken: isWrongToken)
+        try withLiveServer(started: TokenTests.server()) { live in
+            let json = [("Content-Type", "application/json")]
+            let writes: [(method: String, path: String, body: String)] = [
+                ("POST", "/messages", #"{"text": "hello"}"#),
+                ("PATCH", "/messages/1", #"{"text": "changed"}"#),
+                ("PUT", "/orientation", #"{"orientation": "landscapeLeft"}"#),
+                ("PUT", "/device", #"{"device": "iphone"}"#),
+                ("POST", "/clock", #"{"advance": 1}"#),
+                ("POST", "/channels/ops/messages", #"{"text": "ops"}"#),
+                ("DELETE", "/messages/1", ""),
+            ]
+            let wrong: [(header: String, isWrongToken: Bool)] = [
+                ("Bearer nope", true),
+                ("Bearer \(TokenTests.writeToken)x", true),
+                ("Bearer \(TokenTests.writeToken.dropLast())", true),
+                ("Bearer \(TokenTests.writeToken.uppercased())", true),
+                ("Basic \(TokenTests.writeToken)", true),
+                (TokenTests.writeToken, true),
+                ("Bearer", true),
+                ("Bearer ", true),
+            ]
+            for write in writes {
+                let missing = try live.request(write.method, write.path, headers: json, body: write.body)
+                TokenTests.expectUnauthorized(missing, wrongToken: false)
+                for (header, isWrongToken) in wrong {
+                    let refused = try live.request(
+                        write.method, write.path, headers: json + [("Authorization", header)], body: write.body)
+                    TokenTests.expectUnauthorized(refused, wrongToken: isWrongToken)
+                }
+                // The token is not taken from the query string for a write: 400 naming auth.
+                let query = try live.request(
+                    write.method, write.path + "?auth=\(TokenTests.writeToken)", headers: json, body: write.body)
+                expectError(query, status: 400, code: "bad_request", field: "auth")
+                let allowed = try live.request(
+                    write.method, write.path, headers: json + TokenTests.bearer(TokenTests.writeToken), body: write.body
+                )
+                #expect(
+                    [200, 202].contains(allowed.status),
+                    "\(write.method) \(write.path): \(allowed.status) \(allowed.text)")
             }
-            // The token is not taken from the query string for a write: 400 naming auth.
-            let query = try live.request(
-                write.method, write.path + "?auth=\(TokenTests.writeToken)", headers: json, body: write.body)
-            expectError(query, status: 400, code: "bad_request", field: "auth")
-            let allowed = try live.request(
-                write.method, write.path, headers: json + TokenTests.bearer(TokenTests.writeToken), body: write.body)
-            #expect(
-                [200, 202].contains(allowed.status), "\(write.method) \(write.path): \(allowed.status) \(allowed.text)")
+            // The scheme is case-insensitive (RFC 9110 §11.1); surrounding spaces do not matter.
+            let lower = try live.request(
+                "POST", "/messages", headers: [("Authorization", "bearer   \(TokenTests.writeToken) ")], body: "lower")
+            #expect(lower.status == 202)
         }
-        // The scheme is case-insensitive (RFC 9110 §11.1); surrounding spaces do not matter.
-        let lower = try live.request(
-            "POST", "/messages", headers: [("Authorization", "bearer   \(TokenTests.writeToken) ")], body: "lower")
-        #expect(lower.status == 202)
     }
 
     /// A refused write changes nothing: same version, same queue.
     @Test func refusedWriteChangesNothing() throws {
-        let live = try TokenTests.server()
-        let token = TokenTests.bearer(TokenTests.writeToken)
-        #expect(
-            try live.request("POST", "/messages", headers: token, body: #"{"text": "a", "kind": "sending"}"#).status
-                == 202)
-        #expect(try live.request("POST", "/messages", headers: token, body: "b").status == 202)
-        #expect(try live.request("POST", "/clock", headers: token, body: "1").status == 200)
-        let before = try live.observableState()
-        let attempts: [(String, String, String)] = [
-            ("POST", "/messages", #"{"text": "intruder", "immediate": true}"#),
-            ("PATCH", "/messages/1", #"{"text": "defaced"}"#),
-            ("DELETE", "/messages/2", ""),
-            ("PUT", "/orientation", "landscapeLeft"),
-            ("POST", "/clock", #"{"advance": 10}"#),
-        ]
-        for (method, path, body) in attempts {
-            for headers in [[], TokenTests.bearer("guess")] {
-                #expect(try live.request(method, path, headers: headers, body: body).status == 401)
+        try withLiveServer(started: TokenTests.server()) { live in
+            let token = TokenTests.bearer(TokenTests.writeToken)
+            #expect(
+                try live.request("POST", "/messages", headers: token, body: #"{"text": "a", "kind": "sending"}"#).status
+                    == 202)
+            #expect(try live.request("POST", "/messages", headers: token, body: "b").status == 202)
+            #expect(try live.request("POST", "/clock", headers: token, body: "1").status == 200)
+            let before = try live.observableState()
+            let attempts: [(String, String, String)] = [
+                ("POST", "/messages", #"{"text": "intruder", "immediate": true}"#),
+                ("PATCH", "/messages/1", #"{"text": "defaced"}"#),
+                ("DELETE", "/messages/2", ""),
+                ("PUT", "/orientation", "landscapeLeft"),
+                ("POST", "/clock", #"{"advance": 10}"#),
+            ]
+            for (method, path, body) in attempts {
+                for headers in [[], TokenTests.bearer("guess")] {
+                    #expect(try live.request(method, path, headers: headers, body: body).status == 401)
+                }
             }
+            try live.expectUnchanged(since: before)
         }
-        try live.expectUnchanged(since: before)
     }
 
     /// Without a read token every read is open, also with a write token configured.
     @Test func readsOpenWithoutReadToken() throws {
-        let live = try TokenTests.server()
-        for path in ["/", "/overlay", "/messages", "/channels", "/metrics", "/clock", "/healthz", "/openapi.yaml"] {
-            #expect(try live.get(path).status == 200, "\(path)")
+        try withLiveServer(started: TokenTests.server()) { live throws in
+            for path in ["/", "/overlay", "/messages", "/channels", "/metrics", "/clock", "/healthz", "/openapi.yaml"] {
+                #expect(try live.get(path).status == 200, "\(path)")
+            }
+            #expect(try live.request("HEAD", "/overlay").status == 200)
         }
-        #expect(try live.request("HEAD", "/overlay").status == 200)
     }
 
     /// With a read token, a read needs the read token or the write token, in the header or in
     /// `?auth=` (for EventSource, which cannot set headers).
     @Test func readTokenGuardsReads() throws {
-        let live = try TokenTests.server(reads: true)
-        for path in ["/overlay", "/messages", "/channels", "/metrics", "/messages/1", "/events"] {
-            TokenTests.expectUnauthorized(try live.get(path), wrongToken: false)
-            TokenTests.expectUnauthorized(
-                try live.request("GET", path, headers: TokenTests.bearer("wrong")), wrongToken: true)
-            TokenTests.expectUnauthorized(try live.get(path + "?auth=wrong"), wrongToken: true)
+        try withLiveServer(started: TokenTests.server(reads: true)) { live in
+            for path in ["/overlay", "/messages", "/channels", "/metrics", "/messages/1", "/events"] {
+                TokenTests.expectUnauthorized(try live.get(path), wrongToken: false)
+                TokenTests.expectUnauthorized(
+                    try live.request("GET", path, headers: TokenTests.bearer("wrong")), wrongToken: true)
+                TokenTests.expectUnauthorized(try live.get(path + "?auth=wrong"), wrongToken: true)
+            }
+            let head = try live.request("HEAD", "/overlay")
+            #expect(head.status == 401)
+            #expect(head.header("WWW-Authenticate") == #"Bearer realm="overlayd""#)
+            for token in [TokenTests.readToken, TokenTests.writeToken] {
+                #expect(try live.request("GET", "/overlay", headers: TokenTests.bearer(token)).status == 200)
+                #expect(try live.get("/overlay?auth=\(token)").status == 200)
+                #expect(try live.get("/messages?auth=\(token)").status == 200)
+            }
+            // The read token does not allow writes: 403 in the header, 400 naming auth in the query.
+            let forbidden = try live.request(
+                "POST", "/messages", headers: TokenTests.bearer(TokenTests.readToken), body: "no")
+            expectError(forbidden, status: 403, code: "forbidden")
+            #expect(forbidden.header("WWW-Authenticate") == #"Bearer realm="overlayd", error="insufficient_scope""#)
+            expectError(
+                try live.request("POST", "/messages?auth=\(TokenTests.readToken)", body: "no"), status: 400,
+                code: "bad_request", field: "auth")
+            // Liveness and CORS preflights stay open.
+            #expect(try live.get("/healthz").status == 200)
+            #expect(try live.request("OPTIONS", "/overlay").status == 204)
+            #expect(try live.request("OPTIONS", "/messages").status == 204)
         }
-        let head = try live.request("HEAD", "/overlay")
-        #expect(head.status == 401)
-        #expect(head.header("WWW-Authenticate") == #"Bearer realm="overlayd""#)
-        for token in [TokenTests.readToken, TokenTests.writeToken] {
-            #expect(try live.request("GET", "/overlay", headers: TokenTests.bearer(token)).status == 200)
-            #expect(try live.get("/overlay?auth=\(token)").status == 200)
-            #expect(try live.get("/messages?auth=\(token)").status == 200)
-        }
-        // The read token does not allow writes: 403 in the header, 400 naming auth in the query.
-        let forbidden = try live.request(
-            "POST", "/messages", headers: TokenTests.bearer(TokenTests.readToken), body: "no")
-        expectError(forbidden, status: 403, code: "forbidden")
-        #expect(forbidden.header("WWW-Authenticate") == #"Bearer realm="overlayd", error="insufficient_scope""#)
-        expectError(
-            try live.request("POST", "/messages?auth=\(TokenTests.readToken)", body: "no"), status: 400,
-            code: "bad_request", field: "auth")
-        // Liveness and CORS preflights stay open.
-        #expect(try live.get("/healthz").status == 200)
-        #expect(try live.request("OPTIONS", "/overlay").status == 204)
-        #expect(try live.request("OPTIONS", "/messages").status == 204)
     }
 
     /// The tokens never reach the log: not from the header, not from `?auth=`, not from a refusal,
@@ -196,33 +203,36 @@ struct RateLimitTests {
     /// not limited. One token per 1,000 s, so that none comes back while the test runs however
     /// slow the machine: the refill itself is `bucketRefillsAtItsRate`'s, on a clock of its own.
     @Test func burstThenLimited() throws {
-        let live = try LiveServer {
-            $0.writesPerSecond = 0.001
-            $0.writeBurst = 10
-        }
-        var accepted = 0
-        var limited: HTTPReply?
-        while limited == nil && accepted < 100 {
-            let response = try live.request("POST", "/messages", body: "quick \(accepted)")
-            if response.status == 202 { accepted += 1 } else { limited = response }
-        }
-        let refused = try #require(limited)
-        #expect(accepted == 10)
-        expectError(refused, status: 429, code: "rate_limited")
-        // The next token is up to 1,000 s away (less the time the burst took, whatever it was).
-        let retryAfter = try #require(refused.header("Retry-After").flatMap { Int($0) })
-        #expect((2...1000).contains(retryAfter))
+        try withLiveServer(
+            started: LiveServer {
+                $0.writesPerSecond = 0.001
+                $0.writeBurst = 10
+            }
+        ) { live in
+            var accepted = 0
+            var limited: HTTPReply?
+            while limited == nil && accepted < 100 {
+                let response = try live.request("POST", "/messages", body: "quick \(accepted)")
+                if response.status == 202 { accepted += 1 } else { limited = response }
+            }
+            let refused = try #require(limited)
+            #expect(accepted == 10)
+            expectError(refused, status: 429, code: "rate_limited")
+            // The next token is up to 1,000 s away (less the time the burst took, whatever it was).
+            let retryAfter = try #require(refused.header("Retry-After").flatMap { Int($0) })
+            #expect((2...1000).contains(retryAfter))
 
-        // A refused write changes nothing; reads are not limited at all.
-        let before = try live.observableState()
-        for _ in 0..<5 {
-            #expect(try live.request("POST", "/messages", body: "over").status == 429)
-            #expect(try live.request("DELETE", "/messages/1").status == 429)
+            // A refused write changes nothing; reads are not limited at all.
+            let before = try live.observableState()
+            for _ in 0..<5 {
+                #expect(try live.request("POST", "/messages", body: "over").status == 429)
+                #expect(try live.request("DELETE", "/messages/1").status == 429)
+            }
+            for _ in 0..<60 {
+                #expect(try live.get("/overlay").status == 200)
+            }
+            try live.expectUnchanged(since: before)
         }
-        for _ in 0..<60 {
-            #expect(try live.get("/overlay").status == 200)
-        }
-        try live.expectUnchanged(since: before)
     }
 
     /// The bucket on a clock the test moves: `burst` writes at once, then one per 1/`rate` s,
@@ -247,36 +257,44 @@ struct RateLimitTests {
 
     /// The bucket is per client address: another client (127.0.0.2) still has its whole burst.
     @Test func perClient() throws {
-        let live = try LiveServer {
-            $0.writesPerSecond = 0.01
-            $0.writeBurst = 3
+        try withLiveServer(
+            started: LiveServer {
+                $0.writesPerSecond = 0.01
+                $0.writeBurst = 3
+            }
+        ) { live in
+            for index in 0..<3 {
+                #expect(try live.request("POST", "/messages", body: "one \(index)").status == 202)
+            }
+            #expect(try live.request("POST", "/messages", body: "one more").status == 429)
+            for index in 0..<3 {
+                let other = try RawClient.request(
+                    "POST", "/messages", port: live.port, body: "\(index)", from: "127.0.0.2")
+                #expect(other.status == 202)
+            }
+            #expect(
+                try RawClient.request("POST", "/messages", port: live.port, body: "x", from: "127.0.0.2").status == 429)
         }
-        for index in 0..<3 {
-            #expect(try live.request("POST", "/messages", body: "one \(index)").status == 202)
-        }
-        #expect(try live.request("POST", "/messages", body: "one more").status == 429)
-        for index in 0..<3 {
-            let other = try RawClient.request("POST", "/messages", port: live.port, body: "\(index)", from: "127.0.0.2")
-            #expect(other.status == 202)
-        }
-        #expect(
-            try RawClient.request("POST", "/messages", port: live.port, body: "x", from: "127.0.0.2").status == 429)
     }
 
     /// Refused tokens do not use up the bucket: a flood of wrong tokens does not lock the real
     /// sender out.
     @Test func wrongTokensDoNotDrainTheBucket() throws {
-        let live = try LiveServer {
-            $0.token = TokenTests.writeToken
-            $0.writesPerSecond = 0.01
-            $0.writeBurst = 2
+        try withLiveServer(
+            started: LiveServer {
+                $0.token = TokenTests.writeToken
+                $0.writesPerSecond = 0.01
+                $0.writeBurst = 2
+            }
+        ) { live throws in
+            for _ in 0..<20 {
+                #expect(
+                    try live.request("POST", "/messages", headers: TokenTests.bearer("guess"), body: "x").status == 401)
+            }
+            let right = TokenTests.bearer(TokenTests.writeToken)
+            #expect(try live.request("POST", "/messages", headers: right, body: "real").status == 202)
+            #expect(try live.request("POST", "/messages", headers: right, body: "real").status == 202)
+            #expect(try live.request("POST", "/messages", headers: right, body: "real").status == 429)
         }
-        for _ in 0..<20 {
-            #expect(try live.request("POST", "/messages", headers: TokenTests.bearer("guess"), body: "x").status == 401)
-        }
-        let right = TokenTests.bearer(TokenTests.writeToken)
-        #expect(try live.request("POST", "/messages", headers: right, body: "real").status == 202)
-        #expect(try live.request("POST", "/messages", headers: right, body: "real").status == 202)
-        #expect(try live.request("POST", "/messages", headers: right, body: "real").status == 429)
     }
 }

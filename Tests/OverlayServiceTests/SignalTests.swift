@@ -1,3 +1,4 @@
+import ServiceTestSupport
 import TestSupport
 import Testing
 
@@ -14,10 +15,7 @@ import Testing
 struct SignalTests {
     /// The long-poll waiters `GET /metrics` counts on the default channel, nil if unread.
     static func longPollWaiters(port: Int) -> Int? {
-        let prefix = "overlayd_long_poll_waiters{channel=\"default\"} "
-        guard let metrics = try? RawClient.request("GET", "/metrics", port: port) else { return nil }
-        let line = metrics.text.split(separator: "\n").first { $0.hasPrefix(prefix) }
-        return line.flatMap { Int($0.dropFirst(prefix.count)) }
+        (try? MetricSamples.scrape(port: port))?.count("overlayd_long_poll_waiters", channel: "default")
     }
 
     /// SIGHUP is a graceful stop: a long-poll parked before it is answered 503 `shutting_down`

@@ -1,5 +1,6 @@
 import Crypto
 import MicroHTTP
+import ServiceTestSupport
 import SignedToken
 import TestSupport
 import Testing
@@ -160,8 +161,7 @@ struct SignedTokenAccessTests {
     }
 
     static func fixture(_ name: String) throws -> [UInt8] {
-        let folder = String(#filePath.dropLast("OverlayServiceTests/SignedTokenAccessTests.swift".count))
-        return try #require(Files.read(folder + "SignedTokenTests/Fixtures/" + name))
+        try #require(Files.read(Repository.path("Tests/SignedTokenTests/Fixtures/" + name)))
     }
 
     static func fixtureToken(_ name: String) throws -> String {
@@ -212,13 +212,13 @@ struct SignedTokenAccessTests {
         #expect(read(#"{"algorithm": "HS256", "key": "\#(Self.secret)", "issuer": 5}"#) == "access.jwt.issuer")
         #expect(read(#"{"algorithm": "RS256", "key": "/nonexistent.pem"}"#) == "access.jwt.key")
         #expect(read(#"["HS256"]"#) == "access.jwt")
-        let folder = String(#filePath.dropLast("OverlayServiceTests/SignedTokenAccessTests.swift".count))
-        #expect(read(#"{"algorithm": "RS256", "key": "\#(folder)SignedTokenTests/Fixtures/rsa-2048.pem"}"#) == nil)
+        let fixtures = Repository.path("Tests/SignedTokenTests/Fixtures")
+        #expect(read(#"{"algorithm": "RS256", "key": "\#(fixtures)/rsa-2048.pem"}"#) == nil)
         #expect(
-            read(#"{"algorithm": "RS256", "key": "\#(folder)SignedTokenTests/Fixtures/rsa-1024.pem"}"#)
+            read(#"{"algorithm": "RS256", "key": "\#(fixtures)/rsa-1024.pem"}"#)
                 == "access.jwt.key")
         #expect(
-            read(#"{"algorithm": "ES256", "key": "\#(folder)SignedTokenTests/Fixtures/ec-p384.pem"}"#)
+            read(#"{"algorithm": "ES256", "key": "\#(fixtures)/ec-p384.pem"}"#)
                 == "access.jwt.key")
     }
 }

@@ -1,3 +1,4 @@
+import ServiceTestSupport
 import Testing
 
 @testable import OverlayService
@@ -68,47 +69,48 @@ struct SpecExampleTests {
     /// Two messages posted and deleted (versions 1–4), the clock moved to 1.0, "Sending…" posted
     /// (5) and two more queued (6, 7), the clock moved to 1.125: halfway through the show.
     @Test func overlayExample() throws {
-        let live = try LiveServer()
-        let a = try live.request("POST", "/messages", body: "a")
-        #expect(a.status == 202)
-        #expect(a.json["id"]?.int == 1)
-        #expect(try live.request("DELETE", "/messages/1").status == 200)
-        let b = try live.request("POST", "/messages", body: "b")
-        #expect(b.json["id"]?.int == 2)
-        #expect(try live.request("DELETE", "/messages/2").status == 200)
-        #expect(try live.advance(1.0).json["now"]?.number == 1)
-        let sending = try live.post("/messages", json: #"{"kind": "sending", "text": "Sending…"}"#)
-        #expect(sending.status == 202)
-        #expect(sending.json["id"]?.int == 3)
-        #expect(try live.request("POST", "/messages?kind=sent", body: "Sent").status == 202)
-        #expect(try live.request("POST", "/messages", body: "Next").status == 202)
-        #expect(try live.advance(0.125).json["now"]?.number == 1.125)
+        try withLiveServer { live in
+            let a = try live.request("POST", "/messages", body: "a")
+            #expect(a.status == 202)
+            #expect(a.json["id"]?.int == 1)
+            #expect(try live.request("DELETE", "/messages/1").status == 200)
+            let b = try live.request("POST", "/messages", body: "b")
+            #expect(b.json["id"]?.int == 2)
+            #expect(try live.request("DELETE", "/messages/2").status == 200)
+            #expect(try live.advance(1.0).json["now"]?.number == 1)
+            let sending = try live.post("/messages", json: #"{"kind": "sending", "text": "Sending…"}"#)
+            #expect(sending.status == 202)
+            #expect(sending.json["id"]?.int == 3)
+            #expect(try live.request("POST", "/messages?kind=sent", body: "Sent").status == 202)
+            #expect(try live.request("POST", "/messages", body: "Next").status == 202)
+            #expect(try live.advance(0.125).json["now"]?.number == 1.125)
 
-        let response = try live.get("/overlay")
-        #expect(response.status == 200)
-        #expect(response.header("ETag") == #"W/"7""#)
-        let actual = response.json
-        // "Sending…" in Inter Regular at 13 points, as uharfbuzz measured it on the same font file
-        // (Tests/TextMeasureTests/Fixtures): 13176 units × 13 ÷ 2816.
-        let fullBody = Self.fullBody(textWidth: 13176.0 * 13 / 2816)
-        let expected = try JSONParser.parse(Array(fullBody.utf8))
-        #expect(Self.contains(expected, try JSONParser.parse(Array(Self.specBody.utf8))))
-        // Field by field first, so that a difference names its field.
-        guard case .object(let expectedMembers) = expected, case .object(let actualMembers) = actual else {
-            Issue.record("not an object: \(response.text)")
-            return
+            let response = try live.get("/overlay")
+            #expect(response.status == 200)
+            #expect(response.header("ETag") == #"W/"7""#)
+            let actual = response.json
+            // "Sending…" in Inter Regular at 13 points, as uharfbuzz measured it on the same font file
+            // (Tests/TextMeasureTests/Fixtures): 13176 units × 13 ÷ 2816.
+            let fullBody = Self.fullBody(textWidth: 13176.0 * 13 / 2816)
+            let expected = try JSONParser.parse(Array(fullBody.utf8))
+            #expect(Self.contains(expected, try JSONParser.parse(Array(Self.specBody.utf8))))
+            // Field by field first, so that a difference names its field.
+            guard case .object(let expectedMembers) = expected, case .object(let actualMembers) = actual else {
+                Issue.record("not an object: \(response.text)")
+                return
+            }
+            for (name, value) in expectedMembers.sorted(by: { $0.key < $1.key }) {
+                #expect(actualMembers[name] == value, "\(name)")
+            }
+            #expect(Set(actualMembers.keys) == Set(expectedMembers.keys))
+            #expect(actual == expected)
+            // And in the spec's order, nested objects included.
+            #expect(orderedKeys(response.body) == orderedKeys(Array(fullBody.utf8)))
+            #expect(
+                response.text.hasPrefix(#"{"version":7,"now":1.125,"phase":"showing","orientation":"portrait","#))
+            #expect(response.text.contains(#""contentOffset":-10,"alpha":1,"#))
+            #expect(response.text.contains(#""start":1,"duration":0.25},"statusBar":{"style":"lightContent","#))
+            #expect(response.text.hasSuffix(#""hiddenFrom":"application"},"held":false,"touch":null}"#))
         }
-        for (name, value) in expectedMembers.sorted(by: { $0.key < $1.key }) {
-            #expect(actualMembers[name] == value, "\(name)")
-        }
-        #expect(Set(actualMembers.keys) == Set(expectedMembers.keys))
-        #expect(actual == expected)
-        // And in the spec's order, nested objects included.
-        #expect(orderedKeys(response.body) == orderedKeys(Array(fullBody.utf8)))
-        #expect(
-            response.text.hasPrefix(#"{"version":7,"now":1.125,"phase":"showing","orientation":"portrait","#))
-        #expect(response.text.contains(#""contentOffset":-10,"alpha":1,"#))
-        #expect(response.text.contains(#""start":1,"duration":0.25},"statusBar":{"style":"lightContent","#))
-        #expect(response.text.hasSuffix(#""hiddenFrom":"application"},"held":false,"touch":null}"#))
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import ServiceTestSupport
 import TestSupport
 import Testing
 

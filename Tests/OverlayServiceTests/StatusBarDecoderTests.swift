@@ -1,5 +1,6 @@
 import MicroHTTP
 import OverlayEngine
+import ServiceTestSupport
 import Testing
 
 @testable import OverlayService

@@ -1,3 +1,4 @@
+import ServiceTestSupport
 import Synchronization
 import TestSupport
 import Testing
@@ -36,42 +37,46 @@ struct StatusBarPersistenceTests {
         var before: JSONValue = .null
         var version = 0
         do {
-            let live = try Self.server(on: directory)
-            #expect(try live.post("/messages", json: #"{"text": "first"}"#).status == 202)
-            try live.advance(1)
-            let put = try live.request(
-                "PUT", "/statusbar", body: #"{"style": "darkContent", "hidden": true, "animation": "slide"}"#)
-            #expect(put.status == 200)
-            #expect(try live.post("/messages", json: #"{"text": "second"}"#).status == 202)
-            #expect(try live.request("PUT", "/channels/other/statusbar?hidden=true&animation=none").status == 200)
-            try live.advance(0.1)
-            before = try live.get("/statusbar").json
-            version = try #require(live.overlay()["version"]?.int)
+            try withLiveServer(started: Self.server(on: directory)) { live in
+                #expect(try live.post("/messages", json: #"{"text": "first"}"#).status == 202)
+                try live.advance(1)
+                let put = try live.request(
+                    "PUT", "/statusbar", body: #"{"style": "darkContent", "hidden": true, "animation": "slide"}"#)
+                #expect(put.status == 200)
+                #expect(try live.post("/messages", json: #"{"text": "second"}"#).status == 202)
+                #expect(try live.request("PUT", "/channels/other/statusbar?hidden=true&animation=none").status == 200)
+                try live.advance(0.1)
+                before = try live.get("/statusbar").json
+                version = try #require(live.overlay()["version"]?.int)
+            }
         }
-        let live = try Self.server(on: directory)
-        let state = try live.get("/statusbar").json
-        #expect(state["statusBar"]?["style"]?.string == "darkContent")
-        #expect(state["statusBar"]?["hidden"]?.bool == true)
-        #expect(state["statusBar"]?["offset"]?.number == -20)
-        #expect(state["statusBar"]?["alpha"]?.number == 0)
-        #expect(state["statusBar"]?["animation"] == .null)
-        #expect(state["updateAnimation"] == before["updateAnimation"])
-        #expect(try #require(state["version"]?.int) > version)
-        let overlay = try live.overlay()
-        #expect(overlay["held"]?.bool == true)
-        #expect(overlay["phase"]?.string == "hidden")
-        #expect(overlay["queued"]?.int == 2)
-        #expect(overlay["style"] == .null)
-        #expect(
-            try live.get("/messages").json["messages"]?.array?.compactMap { $0["text"]?.string } == ["first", "second"])
-        #expect(try live.get("/channels/other/statusbar").json["statusBar"]?["hidden"]?.bool == true)
-        #expect(try live.get("/channels/other/statusbar").json["statusBar"]?["offset"]?.number == 0)
+        try withLiveServer(started: Self.server(on: directory)) { live in
+            let state = try live.get("/statusbar").json
+            #expect(state["statusBar"]?["style"]?.string == "darkContent")
+            #expect(state["statusBar"]?["hidden"]?.bool == true)
+            #expect(state["statusBar"]?["offset"]?.number == -20)
+            #expect(state["statusBar"]?["alpha"]?.number == 0)
+            #expect(state["statusBar"]?["animation"] == .null)
+            #expect(state["updateAnimation"] == before["updateAnimation"])
+            #expect(try #require(state["version"]?.int) > version)
+            let overlay = try live.overlay()
+            #expect(overlay["held"]?.bool == true)
+            #expect(overlay["phase"]?.string == "hidden")
+            #expect(overlay["queued"]?.int == 2)
+            #expect(overlay["style"] == .null)
+            #expect(
+                try live.get("/messages").json["messages"]?.array?.compactMap { $0["text"]?.string } == [
+                    "first", "second",
+                ])
+            #expect(try live.get("/channels/other/statusbar").json["statusBar"]?["hidden"]?.bool == true)
+            #expect(try live.get("/channels/other/statusbar").json["statusBar"]?["offset"]?.number == 0)
 
-        let shown = try live.request("PUT", "/statusbar?hidden=false")
-        #expect(shown.json["phase"]?.string == "showing")
-        #expect(shown.json["message"]?["text"]?.string == "first")
-        #expect(shown.json["statusBar"]?["animation"]?["property"]?.string == "offset")
-        #expect(shown.json["style"]?["background"]?.string == "#F2F2F7")
+            let shown = try live.request("PUT", "/statusbar?hidden=false")
+            #expect(shown.json["phase"]?.string == "showing")
+            #expect(shown.json["message"]?["text"]?.string == "first")
+            #expect(shown.json["statusBar"]?["animation"]?["property"]?.string == "offset")
+            #expect(shown.json["style"]?["background"]?.string == "#F2F2F7")
+        }
     }
 
     /// A restart while the bar slides out and the overlay hides beside it, its message changed in
@@ -87,35 +92,37 @@ struct StatusBarPersistenceTests {
             return count.int(0)
         }
         do {
-            let live = try Self.server(on: directory)
-            #expect(try live.post("/messages", json: #"{"text": "first"}"#).status == 202)
-            try live.advance(1)
-            let hide = #"{"hidden": true, "animation": "slide"}"#
-            #expect(try live.request("PUT", "/statusbar", body: hide).status == 200)
-            try live.advance(0.1)
-            #expect(try live.request("PATCH", "/messages/1", body: #"{"text": "changed"}"#).status == 200)
-            let overlay = try live.overlay()
-            #expect(overlay["phase"]?.string == "hiding")
-            #expect(overlay["message"]?["text"]?.string == "first")
-            #expect(overlay["statusBar"]?["animation"]?["property"]?.string == "offset")
-            #expect(try leavingRows() == 1)
+            try withLiveServer(started: Self.server(on: directory)) { live in
+                #expect(try live.post("/messages", json: #"{"text": "first"}"#).status == 202)
+                try live.advance(1)
+                let hide = #"{"hidden": true, "animation": "slide"}"#
+                #expect(try live.request("PUT", "/statusbar", body: hide).status == 200)
+                try live.advance(0.1)
+                #expect(try live.request("PATCH", "/messages/1", body: #"{"text": "changed"}"#).status == 200)
+                let overlay = try live.overlay()
+                #expect(overlay["phase"]?.string == "hiding")
+                #expect(overlay["message"]?["text"]?.string == "first")
+                #expect(overlay["statusBar"]?["animation"]?["property"]?.string == "offset")
+                #expect(try leavingRows() == 1)
+            }
         }
-        let live = try Self.server(on: directory)
-        #expect(try leavingRows() == 0)
-        let overlay = try live.overlay()
-        #expect(overlay["phase"]?.string == "hidden")
-        #expect(overlay["held"]?.bool == true)
-        #expect(overlay["message"] == .null)
-        #expect(overlay["queued"]?.int == 1)
-        #expect(overlay["statusBar"]?["hidden"]?.bool == true)
-        #expect(overlay["statusBar"]?["offset"]?.number == -20)
-        #expect(overlay["statusBar"]?["animation"] == .null)
-        let held = try live.get("/messages/1").json
-        #expect(held["state"]?.string == "queued")
-        #expect(held["text"]?.string == "changed")
-        let shown = try live.request("PUT", "/statusbar?hidden=false")
-        #expect(shown.json["phase"]?.string == "showing")
-        #expect(shown.json["message"]?["text"]?.string == "changed")
+        try withLiveServer(started: Self.server(on: directory)) { live in
+            #expect(try leavingRows() == 0)
+            let overlay = try live.overlay()
+            #expect(overlay["phase"]?.string == "hidden")
+            #expect(overlay["held"]?.bool == true)
+            #expect(overlay["message"] == .null)
+            #expect(overlay["queued"]?.int == 1)
+            #expect(overlay["statusBar"]?["hidden"]?.bool == true)
+            #expect(overlay["statusBar"]?["offset"]?.number == -20)
+            #expect(overlay["statusBar"]?["animation"] == .null)
+            let held = try live.get("/messages/1").json
+            #expect(held["state"]?.string == "queued")
+            #expect(held["text"]?.string == "changed")
+            let shown = try live.request("PUT", "/statusbar?hidden=false")
+            #expect(shown.json["phase"]?.string == "showing")
+            #expect(shown.json["message"]?["text"]?.string == "changed")
+        }
     }
 
     /// A hierarchy survives a restart with every field, and decides again at start-up; a new
@@ -133,37 +140,41 @@ struct StatusBarPersistenceTests {
             """
         var sent: JSONValue = .null
         do {
-            let live = try Self.server(on: directory, Self.controllers)
-            #expect(try live.request("PUT", "/statusbar/controllers", body: chain).status == 200)
-            sent = try live.get("/statusbar").json
-            #expect(sent["statusBar"]?["hiddenFrom"]?.string == "sheet")
-            #expect(sent["statusBar"]?["hidden"]?.bool == true)
+            try withLiveServer(started: Self.server(on: directory, Self.controllers)) { live in
+                #expect(try live.request("PUT", "/statusbar/controllers", body: chain).status == 200)
+                sent = try live.get("/statusbar").json
+                #expect(sent["statusBar"]?["hiddenFrom"]?.string == "sheet")
+                #expect(sent["statusBar"]?["hidden"]?.bool == true)
+            }
         }
         do {
-            let live = try Self.server(on: directory, Self.controllers)
-            let state = try live.get("/statusbar").json
-            #expect(state["hierarchy"] == sent["hierarchy"])
-            #expect(state["statusBar"]?["styleFrom"]?.string == "sheet")
-            #expect(state["statusBar"]?["hiddenFrom"]?.string == "sheet")
-            #expect(state["statusBar"]?["style"]?.string == "darkContent")
-            #expect(try live.overlay()["held"]?.bool == true)
-            let smaller = #"{"root": "solo", "controllers": [{"name": "solo"}]}"#
-            #expect(try live.request("PUT", "/statusbar/controllers", body: smaller).status == 200)
+            try withLiveServer(started: Self.server(on: directory, Self.controllers)) { live in
+                let state = try live.get("/statusbar").json
+                #expect(state["hierarchy"] == sent["hierarchy"])
+                #expect(state["statusBar"]?["styleFrom"]?.string == "sheet")
+                #expect(state["statusBar"]?["hiddenFrom"]?.string == "sheet")
+                #expect(state["statusBar"]?["style"]?.string == "darkContent")
+                #expect(try live.overlay()["held"]?.bool == true)
+                let smaller = #"{"root": "solo", "controllers": [{"name": "solo"}]}"#
+                #expect(try live.request("PUT", "/statusbar/controllers", body: smaller).status == 200)
+            }
         }
         do {
-            let live = try Self.server(on: directory, Self.controllers)
-            let state = try live.get("/statusbar").json
-            #expect(state["hierarchy"]?["controllers"]?.array?.count == 1)
-            #expect(state["statusBar"]?["hidden"]?.bool == false)
+            try withLiveServer(started: Self.server(on: directory, Self.controllers)) { live in
+                let state = try live.get("/statusbar").json
+                #expect(state["hierarchy"]?["controllers"]?.array?.count == 1)
+                #expect(state["statusBar"]?["hidden"]?.bool == false)
+            }
         }
         let database = try Database(path: directory.database)
         let rows = try database.prepare("SELECT count(*) FROM status_bar_controllers")
         #expect(try rows.step())
         #expect(rows.int(0) == 1)
-        let application = try Self.server(on: directory)
-        let state = try application.get("/statusbar").json
-        #expect(state["hierarchy"]?["root"]?.string == "solo")
-        #expect(state["statusBar"]?["styleFrom"]?.string == "application")
+        try withLiveServer(started: Self.server(on: directory)) { application in
+            let state = try application.get("/statusbar").json
+            #expect(state["hierarchy"]?["root"]?.string == "solo")
+            #expect(state["statusBar"]?["styleFrom"]?.string == "application")
+        }
     }
 
     /// A data directory of the schema before the status bar (version 3, which keeps the whole
@@ -188,23 +199,26 @@ struct StatusBarPersistenceTests {
                 """)
         }
         do {
-            let live = try Self.server(on: directory) { $0.engine.statusBar.hiddenAtLaunch = true }
-            let overlay = try live.overlay()
-            #expect(overlay["held"]?.bool == true)
-            #expect(overlay["queued"]?.int == 1)
-            #expect(overlay["statusBar"]?["frame"]?["width"]?.number == 320)
-            #expect(try live.get("/messages/2").json["text"]?.string == "waiting")
-            #expect(try live.request("PUT", "/statusbar?style=darkContent").status == 200)
+            try withLiveServer(started: Self.server(on: directory) { $0.engine.statusBar.hiddenAtLaunch = true }) {
+                live in
+                let overlay = try live.overlay()
+                #expect(overlay["held"]?.bool == true)
+                #expect(overlay["queued"]?.int == 1)
+                #expect(overlay["statusBar"]?["frame"]?["width"]?.number == 320)
+                #expect(try live.get("/messages/2").json["text"]?.string == "waiting")
+                #expect(try live.request("PUT", "/statusbar?style=darkContent").status == 200)
+            }
         }
         let database = try Database(path: directory.database)
         let version = try database.prepare("SELECT version FROM schema_version")
         #expect(try version.step())
         #expect(version.int(0) == Schema.latest)
         // Launched shown this time: the stored bar wins over the launch state.
-        let live = try Self.server(on: directory)
-        let state = try live.get("/statusbar").json["statusBar"]
-        #expect(state?["hidden"]?.bool == true)
-        #expect(state?["style"]?.string == "darkContent")
+        try withLiveServer(started: Self.server(on: directory)) { live in
+            let state = try live.get("/statusbar").json["statusBar"]
+            #expect(state?["hidden"]?.bool == true)
+            #expect(state?["style"]?.string == "darkContent")
+        }
     }
 
     /// A stored hierarchy that is not one (edited by hand: a cycle) stops start-up, naming the
@@ -212,9 +226,11 @@ struct StatusBarPersistenceTests {
     @Test func damagedHierarchyIsRefused() throws {
         let directory = try TemporaryDirectory()
         do {
-            let live = try Self.server(on: directory, Self.controllers)
-            let body = #"{"root": "a", "controllers": [{"name": "a", "childForStatusBarStyle": "b"}, {"name": "b"}]}"#
-            #expect(try live.request("PUT", "/statusbar/controllers", body: body).status == 200)
+            try withLiveServer(started: Self.server(on: directory, Self.controllers)) { live throws in
+                let body =
+                    #"{"root": "a", "controllers": [{"name": "a", "childForStatusBarStyle": "b"}, {"name": "b"}]}"#
+                #expect(try live.request("PUT", "/statusbar/controllers", body: body).status == 200)
+            }
         }
         do {
             let database = try Database(path: directory.database)

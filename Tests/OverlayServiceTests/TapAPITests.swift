@@ -1,4 +1,5 @@
 import MicroHTTP
+import ServiceTestSupport
 import TestSupport
 import Testing
 
@@ -21,110 +22,120 @@ struct TapAPITests {
     ) throws
         -> LiveServer
     {
-        let live = try LiveServer(configure: configure)
-        let posted = try live.post("\(prefix)/messages", json: Self.message)
-        #expect(posted.status == 202, "\(posted.text)")
-        try live.advance(1)
-        return live
+        try LiveServer(configure: configure).prepared { live in
+            let posted = try live.post("\(prefix)/messages", json: Self.message)
+            #expect(posted.status == 202, "\(posted.text)")
+            try live.advance(1)
+        }
     }
 
     /// Every way to name the action, and none: each tap answers the message with its taps, one
     /// version each, and shows in the overlay's message; the message goes on to its own end.
     @Test(arguments: TapAPITests.prefixes)
     func tapsAreKept(_ prefix: String) throws {
-        let live = try Self.shown(prefix)
-        let version = try #require(try live.version("\(prefix)/overlay"))
-        let taps: [(body: String?, headers: [(String, String)], action: JSONValue)] = [
-            (#"{"action": "retry"}"#, [("Content-Type", "application/json")], .string("retry")),
-            (nil, [], .null),
-            ("action=mute", [("Content-Type", "application/x-www-form-urlencoded")], .string("mute")),
-            ("retry\n", [("Content-Type", "text/plain")], .string("retry")),
-            (#"{"action": null}"#, [("Content-Type", "application/json")], .null),
-            ("{}", [], .null),
-        ]
-        for (index, tap) in taps.enumerated() {
-            let answer = try live.request("POST", "\(prefix)/overlay/tap", headers: tap.headers, body: tap.body)
-            #expect(answer.status == 200, "\(answer.text)")
-            #expect(orderedKeys(answer.body) == orderedKeys(try live.get("\(prefix)/messages/1").body))
-            #expect(answer.json["state"]?.string == "showing")
-            #expect(answer.json["taps"]?.array?.count == index + 1)
-            #expect(answer.json["taps"]?[index]?["action"] == tap.action)
-            #expect(answer.json["taps"]?[index]?["at"]?.number == 1)
-            #expect(try live.version("\(prefix)/overlay") == version + index + 1)
+        try withLiveServer(started: Self.shown(prefix)) { live in
+            let version = try #require(try live.version("\(prefix)/overlay"))
+            let taps: [(body: String?, headers: [(String, String)], action: JSONValue)] = [
+                (#"{"action": "retry"}"#, [("Content-Type", "application/json")], .string("retry")),
+                (nil, [], .null),
+                ("action=mute", [("Content-Type", "application/x-www-form-urlencoded")], .string("mute")),
+                ("retry\n", [("Content-Type", "text/plain")], .string("retry")),
+                (#"{"action": null}"#, [("Content-Type", "application/json")], .null),
+                ("{}", [], .null),
+            ]
+            for (index, tap) in taps.enumerated() {
+                let answer = try live.request("POST", "\(prefix)/overlay/tap", headers: tap.headers, body: tap.body)
+                #expect(answer.status == 200, "\(answer.text)")
+                #expect(orderedKeys(answer.body) == orderedKeys(try live.get("\(prefix)/messages/1").body))
+                #expect(answer.json["state"]?.string == "showing")
+                #expect(answer.json["taps"]?.array?.count == index + 1)
+                #expect(answer.json["taps"]?[index]?["action"] == tap.action)
+                #expect(answer.json["taps"]?[index]?["at"]?.number == 1)
+                #expect(try live.version("\(prefix)/overlay") == version + index + 1)
+            }
+            let overlay = try live.get("\(prefix)/overlay").json
+            #expect(overlay["message"]?["taps"]?.array?.count == taps.count)
+            #expect(overlay["message"]?["actions"]?[0]?["url"]?.string == "https://ci.example/42/retry")
+            #expect(overlay["message"]?["actions"]?[1]?["url"] == .null)
+            try live.advance(2.25)
+            #expect(try live.get("\(prefix)/messages/1").json["state"]?.string == "done")
+            #expect(try live.get("\(prefix)/messages/1").json["taps"]?.array?.count == taps.count)
         }
-        let overlay = try live.get("\(prefix)/overlay").json
-        #expect(overlay["message"]?["taps"]?.array?.count == taps.count)
-        #expect(overlay["message"]?["actions"]?[0]?["url"]?.string == "https://ci.example/42/retry")
-        #expect(overlay["message"]?["actions"]?[1]?["url"] == .null)
-        try live.advance(2.25)
-        #expect(try live.get("\(prefix)/messages/1").json["state"]?.string == "done")
-        #expect(try live.get("\(prefix)/messages/1").json["taps"]?.array?.count == taps.count)
     }
 
     /// The last 10 are kept, whatever comes.
     @Test func theLastTen() throws {
-        let live = try Self.shown()
-        for step in 0..<25 {
-            try live.advance(0.001)
-            #expect(
-                try live.request("POST", "/overlay/tap", body: step.isMultiple(of: 2) ? "retry" : "mute").status == 200)
+        try withLiveServer(started: Self.shown()) { live in
+            for step in 0..<25 {
+                try live.advance(0.001)
+                #expect(
+                    try live.request("POST", "/overlay/tap", body: step.isMultiple(of: 2) ? "retry" : "mute").status
+                        == 200)
+            }
+            let taps = try #require(try live.get("/messages/1").json["taps"]?.array)
+            #expect(taps.count == 10)
+            #expect(taps.first?["at"]?.number == 1.016)
+            #expect(taps.last?["at"]?.number == 1.025)
+            #expect(taps.last?["action"]?.string == "retry")
         }
-        let taps = try #require(try live.get("/messages/1").json["taps"]?.array)
-        #expect(taps.count == 10)
-        #expect(taps.first?["at"]?.number == 1.016)
-        #expect(taps.last?["at"]?.number == 1.025)
-        #expect(taps.last?["action"]?.string == "retry")
     }
 
     /// Nothing shown (nothing posted, a channel that does not exist, the ended message hiding,
     /// hidden) is 409 `nothing_shown`; an action the message does not have is 422 naming `action`;
     /// a body of the wrong shape is 400 or 415. None changes anything or creates a channel.
     @Test func refusalsChangeNothing() throws {
-        let fresh = try LiveServer()
-        for prefix in ["", "/channels/ghost"] {
-            expectError(try fresh.request("POST", "\(prefix)/overlay/tap"), status: 409, code: "nothing_shown")
-            expectError(
-                try fresh.request("POST", "\(prefix)/overlay/tap", body: "retry"), status: 409, code: "nothing_shown")
-        }
-        #expect(try fresh.get("/channels").json["channels"]?.array?.compactMap { $0["name"]?.string } == ["default"])
-        #expect(try fresh.version() == 0)
+        try withLiveServer { fresh in
+            for prefix in ["", "/channels/ghost"] {
+                expectError(try fresh.request("POST", "\(prefix)/overlay/tap"), status: 409, code: "nothing_shown")
+                expectError(
+                    try fresh.request("POST", "\(prefix)/overlay/tap", body: "retry"), status: 409,
+                    code: "nothing_shown")
+            }
+            #expect(
+                try fresh.get("/channels").json["channels"]?.array?.compactMap { $0["name"]?.string } == ["default"])
+            #expect(try fresh.version() == 0)
 
-        let live = try Self.shown()
-        let before = try live.observableState()
-        let json = [("Content-Type", "application/json")]
-        let refused: [(body: String, headers: [(String, String)], status: Int, code: String, field: String?)] = [
-            (#"{"action": "nope"}"#, json, 422, "invalid_field", "action"),
-            (#"{"action": "RETRY"}"#, json, 422, "invalid_field", "action"),
-            ("nope", [], 422, "invalid_field", "action"),
-            (#"{"action": ""}"#, json, 422, "invalid_field", "action"),
-            (#"{"action": 5}"#, json, 400, "bad_request", "action"),
-            (#"{"action": ["retry"]}"#, json, 400, "bad_request", "action"),
-            (#"{"actoin": "retry"}"#, json, 400, "bad_request", "actoin"),
-            (#"{"action": "retry", "action": "mute"}"#, json, 400, "invalid_json", nil),
-            (#"["retry"]"#, json, 400, "bad_request", nil),
-            ("{", json, 400, "invalid_json", nil),
-            ("<retry/>", [("Content-Type", "application/xml")], 415, "unsupported_media_type", nil),
-        ]
-        for (body, headers, status, code, field) in refused {
-            expectError(
-                try live.request("POST", "/overlay/tap", headers: headers, body: body), status: status, code: code,
-                field: field)
-        }
-        expectError(
-            try live.request("POST", "/overlay/tap?action=retry", body: "mute"), status: 400, code: "bad_request",
-            field: "action")
-        try live.expectUnchanged(since: before)
-        #expect(try live.get("/messages/1").json["taps"]?.array == [])
+            try withLiveServer(started: Self.shown()) { live in
+                let before = try live.observableState()
+                let json = [("Content-Type", "application/json")]
+                let refused: [(body: String, headers: [(String, String)], status: Int, code: String, field: String?)] =
+                    [
+                        (#"{"action": "nope"}"#, json, 422, "invalid_field", "action"),
+                        (#"{"action": "RETRY"}"#, json, 422, "invalid_field", "action"),
+                        ("nope", [], 422, "invalid_field", "action"),
+                        (#"{"action": ""}"#, json, 422, "invalid_field", "action"),
+                        (#"{"action": 5}"#, json, 400, "bad_request", "action"),
+                        (#"{"action": ["retry"]}"#, json, 400, "bad_request", "action"),
+                        (#"{"actoin": "retry"}"#, json, 400, "bad_request", "actoin"),
+                        (#"{"action": "retry", "action": "mute"}"#, json, 400, "invalid_json", nil),
+                        (#"["retry"]"#, json, 400, "bad_request", nil),
+                        ("{", json, 400, "invalid_json", nil),
+                        ("<retry/>", [("Content-Type", "application/xml")], 415, "unsupported_media_type", nil),
+                    ]
+                for (body, headers, status, code, field) in refused {
+                    expectError(
+                        try live.request("POST", "/overlay/tap", headers: headers, body: body), status: status,
+                        code: code,
+                        field: field)
+                }
+                expectError(
+                    try live.request("POST", "/overlay/tap?action=retry", body: "mute"), status: 400,
+                    code: "bad_request",
+                    field: "action")
+                try live.expectUnchanged(since: before)
+                #expect(try live.get("/messages/1").json["taps"]?.array == [])
 
-        // While the ended message hides, and once hidden.
-        try live.advance(2.3)
-        #expect(try live.overlay()["phase"]?.string == "hiding")
-        let hiding = try live.observableState()
-        expectError(try live.request("POST", "/overlay/tap"), status: 409, code: "nothing_shown")
-        expectError(try live.request("POST", "/overlay/tap", body: "retry"), status: 409, code: "nothing_shown")
-        try live.expectUnchanged(since: hiding)
-        try live.advance(1)
-        expectError(try live.request("POST", "/overlay/tap"), status: 409, code: "nothing_shown")
+                // While the ended message hides, and once hidden.
+                try live.advance(2.3)
+                #expect(try live.overlay()["phase"]?.string == "hiding")
+                let hiding = try live.observableState()
+                expectError(try live.request("POST", "/overlay/tap"), status: 409, code: "nothing_shown")
+                expectError(try live.request("POST", "/overlay/tap", body: "retry"), status: 409, code: "nothing_shown")
+                try live.expectUnchanged(since: hiding)
+                try live.advance(1)
+                expectError(try live.request("POST", "/overlay/tap"), status: 409, code: "nothing_shown")
+            }
+        }
     }
 
     /// A thousand taps through the server's own dispatch (as a reader tapping a thousand times a
@@ -156,24 +167,23 @@ struct TapAPITests {
     /// A tap is a write: without the token 401, with a read-only one 403; with a write token it
     /// counts under its route in the request histogram.
     @Test func aTapIsAWrite() throws {
-        let live = try LiveServer {
-            $0.token = "writer"
-            $0.readToken = "reader"
+        try withLiveServer(
+            started: LiveServer {
+                $0.token = "writer"
+                $0.readToken = "reader"
+            }
+        ) { live in
+            let writer = [("Authorization", "Bearer writer")]
+            #expect(try live.request("POST", "/messages", headers: writer, body: "shown").status == 202)
+            expectError(try live.request("POST", "/overlay/tap"), status: 401, code: "unauthorized")
+            expectError(
+                try live.request("POST", "/overlay/tap", headers: [("Authorization", "Bearer reader")]), status: 403,
+                code: "forbidden")
+            let unread = try live.request("GET", "/messages/1", headers: [("Authorization", "Bearer reader")])
+            #expect(unread.json["taps"]?.array == [])
+            #expect(try live.request("POST", "/overlay/tap", headers: writer).status == 200)
+            let samples = try live.metrics(headers: writer)
+            #expect(samples[#"overlayd_request_duration_seconds_count{route="/overlay/tap",method="POST"}"#] == 3)
         }
-        let writer = [("Authorization", "Bearer writer")]
-        #expect(try live.request("POST", "/messages", headers: writer, body: "shown").status == 202)
-        expectError(try live.request("POST", "/overlay/tap"), status: 401, code: "unauthorized")
-        expectError(
-            try live.request("POST", "/overlay/tap", headers: [("Authorization", "Bearer reader")]), status: 403,
-            code: "forbidden")
-        let unread = try live.request("GET", "/messages/1", headers: [("Authorization", "Bearer reader")])
-        #expect(unread.json["taps"]?.array == [])
-        #expect(try live.request("POST", "/overlay/tap", headers: writer).status == 200)
-        var samples: [String: Double] = [:]
-        for line in try live.request("GET", "/metrics", headers: writer).text.split(separator: "\n") {
-            guard !line.hasPrefix("#"), let space = line.lastIndex(of: " ") else { continue }
-            samples[String(line[..<space])] = Double(line[line.index(after: space)...])
-        }
-        #expect(samples[#"overlayd_request_duration_seconds_count{route="/overlay/tap",method="POST"}"#] == 3)
     }
 }

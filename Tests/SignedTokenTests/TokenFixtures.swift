@@ -4,11 +4,7 @@ import TestSupport
 /// What scripts/jwt-fixtures wrote into Fixtures/: public keys, the HMAC secret, the payload pyjwt
 /// signed and the tokens by name.
 enum TokenFixtures {
-    static let directory: String = {
-        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast()  // Tests/SignedTokenTests/TokenFixtures.swift
-        return (parts + ["Fixtures"]).joined(separator: "/")
-    }()
+    static let directory = Repository.path("Tests/SignedTokenTests/Fixtures")
 
     /// The bytes of the file `name`; an error if it is missing or empty.
     static func bytes(_ name: String) throws -> [UInt8] {

@@ -18,10 +18,7 @@ public enum OverlaydExecutable {
             parts.removeLast()
             candidates.append((parts + ["overlayd"]).joined(separator: "/"))
         }
-        // This file is Tests/TestSupport/OverlaydExecutable.swift: three components up is the root.
-        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(3)
-        candidates.append((parts + [".build", "debug", "overlayd"]).joined(separator: "/"))
+        candidates.append(Repository.path(".build/debug/overlayd"))
         guard let found = candidates.first(where: { access($0, X_OK) == 0 }) else {
             throw TestSupportError(
                 "overlayd is not built (run `swift build` before `swift test`); looked at \(candidates)")

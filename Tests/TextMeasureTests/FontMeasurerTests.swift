@@ -32,11 +32,7 @@ struct FontMeasurerTests {
         let texts: [Entry]
     }
 
-    static let fixturePath: String = {
-        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast()  // Tests/TextMeasureTests/FontMeasurerTests.swift
-        return (parts + ["Fixtures", "inter-widths.json"]).joined(separator: "/")
-    }()
+    static let fixturePath = Repository.path("Tests/TextMeasureTests/Fixtures/inter-widths.json")
 
     static func fixture() throws -> Fixture {
         let data = try Data(contentsOf: URL(fileURLWithPath: fixturePath))

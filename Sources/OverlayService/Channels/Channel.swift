@@ -23,7 +23,8 @@ final class Channel: Sendable {
     private let store: OverlayStore?
     /// Where every new version goes when publishing is configured.
     private let publisher: Publisher<OverlaySnapshot>?
-    private let state: Lock<Machine>
+    /// The machine and, beside it under the same lock, what reads of the overlay keep.
+    private let state: Lock<Guarded>
     /// The page of `GET /messages` built last (see `PageCache`).
     let pages = PageCache()
     /// The version the channel was made with: what a read of it showed before it existed stands
@@ -48,11 +49,11 @@ final class Channel: Sendable {
         self.publisher = publisher
         firstVersion = engine.version
         let setting = Machine.Setting(
-            name: name, clock: clock.mode, stores: store != nil, publishes: publisher != nil, encoder: encoder,
-            devices: devices, memory: memory)
+            name: name, clock: clock.mode, stores: store != nil, publishes: publisher != nil, devices: devices,
+            memory: memory)
         var machine = Machine(setting, engine: engine, restarted: restarted)
         if let store, let record = machine.initialRecord { machine.recordSubmitted(store.submit(record)) }
-        self.state = Lock(machine)
+        self.state = Lock(Guarded(machine: machine))
     }
 
     /// Reads the engine at the current time (deadlines up to now reached).
@@ -103,17 +104,20 @@ final class Channel: Sendable {
     /// under a new version, beyond every one they may have seen; no id given before is given again.
     func rollBack(stored: () throws(StoreError) -> LoadedChannel?) {
         guard let store else { return }
+        // Read before the lock: this runs on the store's writer thread, which commits nothing
+        // meanwhile, so what the database holds is still what it read when the lock is taken.
+        let image: LoadedChannel?
+        do {
+            image = try stored()
+        } catch {
+            withMachine { _ in store.discardPending(channel: name) }
+            Diagnostics.write("overlayd: channel \(name) keeps changes that are not stored: \(error)\n")
+            return
+        }
         // Under the lock from the discard to the new state, so that no record of the old one
         // reaches the store in between.
-        let actions = state.withLock { machine -> [Machine.Action] in
+        let actions = withMachine { machine -> [Machine.Action] in
             store.discardPending(channel: name)
-            let image: LoadedChannel?
-            do {
-                image = try stored()
-            } catch {
-                Diagnostics.write("overlayd: channel \(name) keeps changes that are not stored: \(error)\n")
-                return []
-            }
             let monotonicNow = MonotonicClock.nanoseconds()
             let transition = machine.commitFailed(
                 stored: image, now: clock.now(monotonic: monotonicNow), monotonicNow: monotonicNow)
@@ -128,30 +132,51 @@ final class Channel: Sendable {
     /// `GET /overlay`: 304 when `unlessVersion` is the current version, else the overlay now,
     /// filled into the version's template.
     func overlayResponse(unlessVersion: UInt64?) -> HTTPResponse {
-        switch state.withLock({ $0.readOverlay(unlessVersion: unlessVersion, now: clock.now()) }) {
-        case .notModified(let template):
-            return template?.notModified ?? encoder.notModified(version: unlessVersion ?? 0)
-        case .shared(let response):
-            return response
-        case .fill(let template, let values, let now):
-            // Filled in outside the lock, then kept for the reads that follow.
-            var response = encoder.response(values, template)
-            response.prepare()
-            let shared = SharedRead(version: template.version, at: now, response: response)
-            state.withLock { $0.keep(shared) }
-            return response
-        case .deadlinePassed:
-            let overlay = withEngineReachingNow { engine, now in engine.overlay(at: now) }
+        // One lock: a read between deadlines only looks; one past a deadline is an event, whose
+        // record is stored and whose actions (readers answered, the version published) run.
+        // The overlay a passed deadline left goes beside the small answer (nil then): a snapshot
+        // in the enum would make every read copy its size out of the lock.
+        var reached: OverlaySnapshot?
+        let (answer, actions) = state.withLock { guarded -> (OverlayReads.Read?, [Machine.Action]) in
+            let now = clock.now()
+            switch guarded.machine.readOverlay(unlessVersion: unlessVersion, now: now) {
+            case .deadlinePassed:
+                let monotonicNow = MonotonicClock.nanoseconds()
+                let (overlay, transition) = guarded.machine.read(
+                    now: clock.now(monotonic: monotonicNow), monotonicNow: monotonicNow
+                ) { (engine, now) throws(Never) in engine.overlay(at: now) }
+                submit(transition, of: &guarded.machine)
+                reached = overlay.get()
+                return (nil, transition.actions)
+            case .notModified(let version):
+                let kept = guarded.reads.kept
+                return (.notModified(version: version, kept?.template.version == version ? kept : nil), [])
+            case .current:
+                return (
+                    guarded.reads.current(guarded.machine.engine, now: now, clock: clock.mode, encoder: encoder), []
+                )
+            }
+        }
+        if !actions.isEmpty { run(actions) }
+        guard let answer else {
+            // The read was the event that reached a deadline, and left the overlay then.
+            let overlay = reached!
             return overlay.version == unlessVersion
                 ? encoder.notModified(version: overlay.version) : encoder.response(overlay)
         }
-    }
-
-    private func withEngineReachingNow<T: Sendable>(_ body: (OverlayEngine, Instant) -> T) -> T {
-        let (result, _) = transact { machine, now, monotonicNow in
-            machine.read(now: now, monotonicNow: monotonicNow) { (engine, now) throws(Never) in body(engine, now) }
+        switch answer {
+        case .notModified(let version, let kept):
+            return kept?.notModified ?? encoder.notModified(version: version)
+        case .shared(let response):
+            return response
+        case .fill(let kept, let values, let now):
+            // Filled in outside the lock, then kept for the reads that follow.
+            var response = kept.response(values)
+            response.prepare()
+            let shared = OverlayReads.Shared(version: kept.template.version, at: now, response: response)
+            state.withLock { $0.reads.keep(shared, current: $0.machine.engine.version) }
+            return response
         }
-        return result.get()
     }
 
     // MARK: - Long-poll
@@ -185,7 +210,7 @@ final class Channel: Sendable {
         }
         guard case .subscribed(let ticket, let subscriber, let current) = subscription else { return false }
         // Strong: the stream drops its close handlers once it has called them.
-        stream.onClose { [self] in state.withLock { $0.unsubscribe(ticket: ticket) } }
+        stream.onClose { [self] in withMachine { $0.unsubscribe(ticket: ticket) } }
         if let current { subscriber.deliver(current.version, encoder.event(current), limit: encoder.streamBufferBytes) }
         return true
     }
@@ -193,19 +218,19 @@ final class Channel: Sendable {
     /// Retires the channel if nobody reads it (no event stream, no long-poll still waiting):
     /// from then on it takes no reader. The registry's sweep of channels only readers made.
     func retireIfUnread() -> Bool {
-        state.withLock { $0.retireIfUnread() }
+        withMachine { $0.retireIfUnread() }
     }
 
     /// Sends `comment` to every stream, so that proxies keep them open and dead clients are found.
     func heartbeat(_ comment: [UInt8]) {
-        for subscriber in state.withLock({ $0.streams.all }) {
+        for subscriber in withMachine({ $0.streams.all }) {
             subscriber.heartbeat(comment, limit: encoder.streamBufferBytes)
         }
     }
 
     /// The server is stopping: waiters get 503 now, streams end after what they hold.
     func releaseReaders() {
-        var (waiters, subscribers) = state.withLock { $0.release() }
+        var (waiters, subscribers) = withMachine { $0.release() }
         waiters.answerAll(APIError.shuttingDown.response)
         for subscriber in subscribers { subscriber.stream.end() }
     }
@@ -214,19 +239,19 @@ final class Channel: Sendable {
     /// forgotten, and its rows are removed from the store. Returns the store sequence of the
     /// removal, to answer once it is durable. The registry lets go of it after.
     func delete() -> UInt64? {
-        finishDeletion(state.withLock { machine in machine.delete() })
+        finishDeletion(withMachine { machine in machine.delete() })
     }
 
     /// Deletes the channel if it is idle and still at `version`: whether it did.
     func deleteIfIdle(at version: UInt64) -> Bool {
-        guard let deleted = state.withLock({ machine in machine.deleteIfIdle(at: version) }) else { return false }
+        guard let deleted = withMachine({ machine in machine.deleteIfIdle(at: version) }) else { return false }
         finishDeletion(deleted)
         return true
     }
 
     /// The channel's version if it is idle now (see `ChannelStateMachine.isIdle`), else nil.
     var idleVersion: UInt64? {
-        state.withLock { machine in machine.isIdle && !machine.deleted ? machine.engine.version : nil }
+        withMachine { machine in machine.isIdle && !machine.deleted ? machine.engine.version : nil }
     }
 
     /// What follows a deletion, outside the lock: readers ended, timers forgotten. Called with the
@@ -239,7 +264,7 @@ final class Channel: Sendable {
         var sequence: UInt64?
         if let record = deleted.record, let store {
             let submitted = store.submit(record)
-            state.withLock { $0.recordSubmitted(submitted) }
+            withMachine { $0.recordSubmitted(submitted) }
             sequence = submitted
         }
         deleted.waiters.answerAll(APIError.notFound("channel \(name) was deleted").response)
@@ -254,9 +279,21 @@ final class Channel: Sendable {
         scheduler.forget([.engine(channel: number), .waiters(channel: number)])
     }
 
-    var subscriberCount: Int { state.withLock { $0.streams.count } }
+    var subscriberCount: Int { withMachine { $0.streams.count } }
     /// Waiters still waiting (a waiter whose client went away has been answered by the sweep).
-    var waiterCount: Int { state.withLock { $0.waitingCount } }
+    var waiterCount: Int { withMachine { $0.waitingCount } }
+
+    /// What the channel's lock guards.
+    struct Guarded {
+        var machine: Machine
+        var reads = OverlayReads()
+    }
+
+    /// Runs `body` on the machine under the lock.
+    @inline(__always)
+    private func withMachine<T>(_ body: (inout Machine) throws -> T) rethrows -> T {
+        try state.withLock { try body(&$0.machine) }
+    }
 
     // MARK: - The one path
 
@@ -268,17 +305,24 @@ final class Channel: Sendable {
     private func transact<T>(
         _ event: (inout Machine, _ now: Instant, _ monotonicNow: Int64) -> (T, Machine.Transition)
     ) -> (value: T, sequence: UInt64?) {
-        let (value, actions, sequence) = state.withLock { machine in
+        let (value, actions, sequence) = withMachine { machine in
             // One reading for both clocks.
             let monotonicNow = MonotonicClock.nanoseconds()
             let (value, transition) = event(&machine, clock.now(monotonic: monotonicNow), monotonicNow)
-            if let record = transition.record, let store, !machine.deleted {
-                machine.recordSubmitted(store.submit(record))
-            }
+            submit(transition, of: &machine)
             return (value, transition.actions, machine.lastSequence)
         }
         if !actions.isEmpty { run(actions) }
         return (value, sequence)
+    }
+
+    /// Hands an event's record to the store, under the lock: one channel's records reach it in
+    /// the order they happened.
+    @inline(__always)
+    private func submit(_ transition: borrowing Machine.Transition, of machine: inout Machine) {
+        if let record = transition.record, let store, !machine.deleted {
+            machine.recordSubmitted(store.submit(record))
+        }
     }
 
     /// Runs the actions of an event, in order, each taken out of the list: a fan-out's waiters

@@ -1,4 +1,3 @@
-import MicroHTTP
 import OverlayEngine
 import OverlayStore
 
@@ -54,7 +53,6 @@ struct ChannelStateMachine<Reader: ParkedReader, Stream> {
         var stores: Bool
         /// Whether every new version is published, read or not.
         var publishes: Bool
-        var encoder: OverlayEncoder
         /// The device profiles by name, to read a stored device back after a failed commit.
         var devices: [String: DeviceProfile] = [:]
         /// Where what the channel's messages hold is counted (`limits.maxMemoryBytes`).
@@ -79,11 +77,6 @@ struct ChannelStateMachine<Reader: ParkedReader, Stream> {
     private var engineTimerGeneration: UInt64 = 0
     /// The store sequence of this channel's latest record.
     private(set) var lastSequence: UInt64?
-    /// The current version's overlay JSON, cut for reads to fill in (`readOverlay`, in
-    /// ChannelStateMachine+OverlayRead.swift, is the only one that sets it).
-    var template: OverlayTemplate?
-    /// The last `GET /overlay` answer, sent again to reads of the same version at the same moment.
-    var sharedRead: SharedRead?
     /// Let go by the registry (a channel only readers made, whose readers all left): no reader
     /// may join it any more; one that tries asks the registry again.
     private(set) var retired = false

@@ -4,16 +4,15 @@ import OverlayEngine
 /// The JSON shapes of MODEL §5, written in the order MODEL §5 shows them; the overlay ends with the
 /// status bar under it and whether that holds it (docs/STATUSBAR.md).
 extension JSONWriter {
-    /// The overlay. With `template`, the values that move within a version are left as slots.
-    mutating func overlay(_ overlay: OverlaySnapshot, template: Bool = false) {
-        func moving(_ value: Double, _ slot: OverlayTemplate.Slot) {
-            if template { self.slot(slot.rawValue) } else { number(value) }
-        }
+    /// The overlay, with the values that move within a version left as slots (`OverlayTemplate`):
+    /// every overlay answer is this template filled in, so every path gives the same bytes.
+    mutating func overlay(_ overlay: OverlaySnapshot) {
+        func moving(_ slot: OverlayTemplate.Slot) { self.slot(slot.rawValue) }
         beginObject()
         key("version")
         integer(overlay.version)
         key("now")
-        moving(overlay.now.seconds, .now)
+        moving(.now)
         key("phase")
         string(overlay.phase.rawValue)
         key("orientation")
@@ -27,9 +26,9 @@ extension JSONWriter {
         key("frame")
         rect(overlay.frame)
         key("contentOffset")
-        moving(overlay.contentOffset, .contentOffset)
+        moving(.contentOffset)
         key("alpha")
-        moving(overlay.alpha, .alpha)
+        moving(.alpha)
         key("message")
         if let message = overlay.message {
             beginObject()
@@ -40,16 +39,16 @@ extension JSONWriter {
         }
         announcement(of: overlay)
         key("label")
-        line(overlay.label, restingY: overlay.restingLayout?.label.y, template: template, slot: .labelY)
+        line(overlay.label, restingY: overlay.restingLayout?.label.y, slot: .labelY)
         key("subtitle")
-        line(overlay.subtitle, restingY: overlay.restingLayout?.subtitle?.y, template: template)
+        line(overlay.subtitle, restingY: overlay.restingLayout?.subtitle?.y)
         key("outgoing")
         if let outgoing = overlay.outgoing {
             beginObject()
             key("text")
             string(outgoing.text)
             key("frame")
-            rect(outgoing.frame, restingY: template ? overlay.outgoingBaseY : nil, slot: .labelY)
+            rect(outgoing.frame, restingY: overlay.outgoingBaseY, slot: .labelY)
             endObject()
         } else {
             null()
@@ -62,7 +61,7 @@ extension JSONWriter {
             key("icon")
             if let icon = accessory.icon { string(icon) } else { null() }
             key("frame")
-            rect(accessory.frame, restingY: template ? overlay.restingLayout?.accessory?.y : nil)
+            rect(accessory.frame, restingY: overlay.restingLayout?.accessory?.y)
             endObject()
         } else {
             null()
@@ -71,7 +70,7 @@ extension JSONWriter {
         if let pill = overlay.pill {
             beginObject()
             key("frame")
-            rect(pill.frame, restingY: template ? overlay.restingLayout?.pill?.y : nil)
+            rect(pill.frame, restingY: overlay.restingLayout?.pill?.y)
             key("cornerRadius")
             number(pill.cornerRadius)
             endObject()
@@ -99,7 +98,7 @@ extension JSONWriter {
             key("position")
             string(bar.position.rawValue)
             key("frame")
-            rect(bar.frame, restingY: template ? overlay.restingLayout?.progressBar?.y : nil)
+            rect(bar.frame, restingY: overlay.restingLayout?.progressBar?.y)
             endObject()
         } else {
             null()
@@ -139,8 +138,7 @@ extension JSONWriter {
         key("statusBar")
         statusBar(
             overlay.statusBar,
-            slots: template
-                ? (OverlayTemplate.Slot.statusBarAlpha.rawValue, OverlayTemplate.Slot.statusBarOffset.rawValue) : nil)
+            slots: (OverlayTemplate.Slot.statusBarAlpha.rawValue, OverlayTemplate.Slot.statusBarOffset.rawValue))
         key("held")
         bool(overlay.held)
         key("touch")
@@ -157,15 +155,13 @@ extension JSONWriter {
 
     /// The label or the subtitle: its text, frame (moving with the content), measured width and
     /// whether that is wider than the frame.
-    private mutating func line(
-        _ line: Label?, restingY: Double?, template: Bool, slot: OverlayTemplate.Slot = .contentY
-    ) {
+    private mutating func line(_ line: Label?, restingY: Double?, slot: OverlayTemplate.Slot = .contentY) {
         guard let line else { return null() }
         beginObject()
         key("text")
         string(line.text)
         key("frame")
-        rect(line.frame, restingY: template ? restingY : nil, slot: slot)
+        rect(line.frame, restingY: restingY, slot: slot)
         key("textWidth")
         number(line.textWidth)
         key("truncated")
@@ -254,126 +250,5 @@ extension JSONWriter {
 
     mutating func optionalSeconds(_ instant: Instant?) {
         if let instant { seconds(instant) } else { null() }
-    }
-}
-
-/// The overlay as readers receive it: a JSON response with its ETag, a 304, or an SSE event.
-struct OverlayEncoder: Sendable {
-    /// How much an event stream may hold for a slow client before it keeps only the latest event.
-    var streamBufferBytes: Int
-
-    /// Room for an overlay with its status bar, so that encoding one does not grow the buffer: a
-    /// shown message's is about 1.1 KB with the reader's side (§14), a pill's with a subtitle 1.4 KB.
-    static let overlayCapacity = 1536
-
-    func body(_ overlay: OverlaySnapshot) -> [UInt8] {
-        var writer = JSONWriter(capacity: OverlayEncoder.overlayCapacity)
-        writer.overlay(overlay)
-        return writer.bytes
-    }
-
-    static func etag(_ version: UInt64) -> String { "W/\"\(version)\"" }
-
-    /// What every answer of a channel's version carries: its validator, and that a cache must
-    /// check with it before reusing the answer.
-    static func versionHeaders(_ version: UInt64) -> [Header] {
-        [Header(name: "ETag", value: OverlayEncoder.etag(version)), Header(name: "Cache-Control", value: "no-cache")]
-    }
-
-    func headers(version: UInt64) -> [Header] { OverlayEncoder.versionHeaders(version) }
-
-    func response(_ overlay: OverlaySnapshot) -> HTTPResponse {
-        HTTPResponse(status: 200, headers: [Header.json] + headers(version: overlay.version), body: body(overlay))
-    }
-
-    /// The overlay of `template`'s version with these moving values, without encoding it again.
-    func response(_ values: MovingValues, _ template: OverlayTemplate) -> HTTPResponse {
-        HTTPResponse(status: 200, headers: template.headers, body: template.render(values))
-    }
-
-    func template(_ overlay: OverlaySnapshot) -> OverlayTemplate {
-        var writer = JSONWriter(capacity: OverlayEncoder.overlayCapacity)
-        writer.overlay(overlay, template: true)
-        return OverlayTemplate(
-            version: overlay.version, json: writer.bytes, slots: writer.slots,
-            headers: [Header.json] + headers(version: overlay.version))
-    }
-
-    func notModified(version: UInt64) -> HTTPResponse {
-        HTTPResponse(status: 304, headers: headers(version: version))
-    }
-
-    /// `event: overlay`, `id: <version>`, `data: <overlay JSON>` (the JSON holds no line breaks).
-    func event(_ overlay: OverlaySnapshot) -> [UInt8] {
-        var event = Array("event: overlay\nid: \(overlay.version)\ndata: ".utf8)
-        event.append(contentsOf: body(overlay))
-        event.append(contentsOf: "\n\n".utf8)
-        return event
-    }
-}
-
-/// The overlay JSON of one version, cut where the values that move within a version go.
-///
-/// Within a version only time moves: `now`, and during an animation contentOffset or alpha (and
-/// with contentOffset the y of every frame of the content: its resting y plus the offset), and
-/// the status bar's alpha and offset while it hides or shows. Everything else (texts, styles,
-/// frames, the animation descriptors) is encoded once per version; a read fills in the numbers.
-///
-/// A class: a read takes the channel's template out from under the lock, and a reference is one
-/// retain where a copy of the struct would be one per array it holds.
-final class OverlayTemplate: Sendable {
-    enum Slot: Int, Sendable {
-        case now, contentOffset, alpha, statusBarAlpha, statusBarOffset
-        /// A frame's y: its resting y (the slot's base) plus contentOffset.
-        case contentY
-        /// A label's y: its resting y plus contentOffset plus the rise's labelOffset.
-        case labelY
-    }
-
-    let version: UInt64
-    let headers: [Header]
-    /// The 304 of this version, built once and handed to libmicrohttpd as it is for every
-    /// conditional GET that matches (as a C server shares one response object).
-    let notModified: HTTPResponse
-    private let pieces: [[UInt8]]
-    private let slots: [Slot]
-    private let bases: [Double]
-    private let size: Int
-
-    init(version: UInt64, json: [UInt8], slots: [(offset: Int, tag: Int, base: Double)], headers: [Header]) {
-        self.version = version
-        self.headers = headers
-        var notModified = HTTPResponse(status: 304, headers: headers.filter { $0.name != Header.json.name })
-        notModified.prepare()
-        self.notModified = notModified
-        var pieces: [[UInt8]] = []
-        var start = 0
-        for slot in slots {
-            pieces.append(Array(json[start..<slot.offset]))
-            start = slot.offset
-        }
-        pieces.append(Array(json[start...]))
-        self.pieces = pieces
-        self.slots = slots.map { Slot(rawValue: $0.tag)! }
-        self.bases = slots.map(\.base)
-        self.size = json.count
-    }
-
-    func render(_ values: MovingValues) -> [UInt8] {
-        var writer = JSONWriter(capacity: size + 24 * slots.count)
-        for (index, slot) in slots.enumerated() {
-            writer.raw(pieces[index])
-            switch slot {
-            case .now: writer.rawSeconds(values.now)
-            case .contentOffset: writer.rawNumber(values.contentOffset)
-            case .alpha: writer.rawNumber(values.alpha)
-            case .contentY: writer.rawNumber(bases[index] + values.contentOffset)
-            case .labelY: writer.rawNumber(bases[index] + values.contentOffset + values.labelOffset)
-            case .statusBarAlpha: writer.rawNumber(values.statusBarAlpha)
-            case .statusBarOffset: writer.rawNumber(values.statusBarOffset)
-            }
-        }
-        writer.raw(pieces[slots.count])
-        return writer.bytes
     }
 }

@@ -57,13 +57,8 @@ enum Raw {
 
     /// `overlayd_event_streams` plus `overlayd_long_poll_waiters` of every channel.
     static func openReaders(_ server: ServerProcess) async throws -> Int {
-        let metrics = try await get(server.url.appendingPathComponent("metrics")).body
-        return metrics.split(separator: "\n").reduce(0) { total, line in
-            guard line.hasPrefix("overlayd_event_streams{") || line.hasPrefix("overlayd_long_poll_waiters{"),
-                let value = line.split(separator: " ").last.flatMap({ Int($0) })
-            else { return total }
-            return total + value
-        }
+        let metrics = MetricSamples(try await get(server.url.appendingPathComponent("metrics")).body)
+        return Int(metrics.total("overlayd_event_streams", "overlayd_long_poll_waiters"))
     }
 
     /// TCP connections established with `port` on this machine, seen from the client's side.

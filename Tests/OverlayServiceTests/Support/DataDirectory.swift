@@ -1,4 +1,5 @@
 import Platform
+import ServiceTestSupport
 import Synchronization
 import TestSupport
 import Testing

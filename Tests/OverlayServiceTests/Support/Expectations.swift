@@ -1,3 +1,4 @@
+import ServiceTestSupport
 import TestSupport
 import Testing
 
@@ -62,12 +63,13 @@ extension LiveServer {
 
     /// A server in manual-clock mode with two messages, one shown (1) and one queued (2), and the
     /// clock at 1 s, so that a bad request has a queue to corrupt.
-    static func withTwoMessages(configure: (inout ServiceConfiguration) -> Void = { _ in }) throws -> LiveServer {
-        let live = try LiveServer(configure: configure)
-        #expect(try live.post("/messages", json: #"{"text": "first", "kind": "sending"}"#).status == 202)
-        #expect(try live.post("/messages", json: #"{"text": "second"}"#).status == 202)
-        #expect(try live.advance(1).status == 200)
-        return live
+    static func startedWithTwoMessages(configure: (inout ServiceConfiguration) -> Void = { _ in }) throws -> LiveServer
+    {
+        try LiveServer(configure: configure).prepared { live throws in
+            #expect(try live.post("/messages", json: #"{"text": "first", "kind": "sending"}"#).status == 202)
+            #expect(try live.post("/messages", json: #"{"text": "second"}"#).status == 202)
+            #expect(try live.advance(1).status == 200)
+        }
     }
 
     /// Expects that the server still answers and that its state is `before`.

@@ -1,22 +1,19 @@
 import MicroHTTP
 import OverlayService
+import ServiceTestSupport
 import TestSupport
 
 /// overlayd's service behind libmicrohttpd as `OverlayServer` puts it, but without the
 /// once-a-second sweep of readers whose clients left: for the tests of the other ways such a
-/// reader is found (a heartbeat, a change), which the sweep would otherwise race.
+/// reader is found (a heartbeat, a change), which the sweep would otherwise race. It needs
+/// MicroHTTP's server, which only this target's tests use, so it lives here.
 final class UnsweptServer: Sendable {
     let service: OverlayService
     let http: HTTPServer
     var port: Int { http.port }
 
     init(configure: (inout ServiceConfiguration) -> Void = { _ in }) throws {
-        var configuration = ServiceConfiguration()
-        configuration.port = 0
-        configuration.clock = .manual
-        configuration.accessLog = .off
-        configuration.ephemeral = true
-        configuration.writesPerSecond = 0
+        var configuration = ServiceConfiguration.testing()
         configure(&configuration)
         let service = try OverlayService(configuration: configuration)
         var options = HTTPServerOptions()
@@ -31,7 +28,8 @@ final class UnsweptServer: Sendable {
         self.service = service
     }
 
-    deinit {
+    /// Stops as `OverlayServer.stop` does.
+    func stop() {
         http.beginDraining()
         service.releaseReaders()
         http.stop(grace: 1)
@@ -40,8 +38,15 @@ final class UnsweptServer: Sendable {
 
     /// `overlayd_event_streams` of the default channel.
     func eventStreams() throws -> Int? {
-        let prefix = "overlayd_event_streams{channel=\"default\"} "
-        let metrics = try RawClient.request("GET", "/metrics", port: port).text
-        return metrics.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Int($0.dropFirst(prefix.count)) }
+        try MetricSamples.scrape(port: port).count("overlayd_event_streams", channel: "default")
     }
+}
+
+/// Runs `body` with an `UnsweptServer` and stops it when `body` returns or throws.
+func withUnsweptServer<Result>(
+    configure: (inout ServiceConfiguration) -> Void = { _ in }, _ body: (UnsweptServer) throws -> Result
+) throws -> Result {
+    let live = try UnsweptServer(configure: configure)
+    defer { live.stop() }
+    return try body(live)
 }

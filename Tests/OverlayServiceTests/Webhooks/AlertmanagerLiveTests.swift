@@ -1,4 +1,5 @@
 import Glibc
+import ServiceTestSupport
 import TestSupport
 import Testing
 
@@ -34,62 +35,63 @@ struct AlertmanagerLiveTests {
 
     @Test func firingThenResolved() throws {
         let alertmanager = try #require(Alertmanager.path, "OVERLAYD_REQUIRE_ALERTMANAGER=1 and none on PATH")
-        let live = try LiveServer()
-        let directory = try TemporaryDirectory()
-        let config = try directory.write(
-            "alertmanager.yml",
-            """
-            route:
-              receiver: overlayd
-              group_by: [alertname]
-              group_wait: 0s
-              group_interval: 1s
-              repeat_interval: 1h
-            receivers:
-              - name: overlayd
-                webhook_configs:
-                  - url: http://127.0.0.1:\(live.port)/channels/alerts/messages?template=alertmanager
-                    send_resolved: true
-            """)
-        let port = try Loopback.freePort()
-        let process = try ChildProcess(
-            alertmanager,
-            [
-                "--config.file=\(config)", "--storage.path=\(directory.path)/data",
-                "--web.listen-address=127.0.0.1:\(port)", "--cluster.listen-address=",
-            ])
-        defer { _ = process.stop() }
-        #expect(
-            eventually { (try? RawClient.request("GET", "/-/ready", port: port))?.status == 200 },
-            "Alertmanager did not start: \(process.errorText)")
+        try withLiveServer { live in
+            let directory = try TemporaryDirectory()
+            let config = try directory.write(
+                "alertmanager.yml",
+                """
+                route:
+                  receiver: overlayd
+                  group_by: [alertname]
+                  group_wait: 0s
+                  group_interval: 1s
+                  repeat_interval: 1h
+                receivers:
+                  - name: overlayd
+                    webhook_configs:
+                      - url: http://127.0.0.1:\(live.port)/channels/alerts/messages?template=alertmanager
+                        send_resolved: true
+                """)
+            let port = try Loopback.freePort()
+            let process = try ChildProcess(
+                alertmanager,
+                [
+                    "--config.file=\(config)", "--storage.path=\(directory.path)/data",
+                    "--web.listen-address=127.0.0.1:\(port)", "--cluster.listen-address=",
+                ])
+            defer { _ = process.stop() }
+            #expect(
+                eventually { (try? RawClient.request("GET", "/-/ready", port: port))?.status == 200 },
+                "Alertmanager did not start: \(process.errorText)")
 
-        let started = Self.time(-60)
-        let posted = try RawClient.request(
-            "POST", "/api/v2/alerts", port: port, headers: [("Content-Type", "application/json")],
-            body: Self.alert(startsAt: started))
-        #expect(posted.status == 200)
-        let fingerprint = try #require(
-            try RawClient.request("GET", "/api/v2/alerts", port: port).json[0]?["fingerprint"]?.string)
+            let started = Self.time(-60)
+            let posted = try RawClient.request(
+                "POST", "/api/v2/alerts", port: port, headers: [("Content-Type", "application/json")],
+                body: Self.alert(startsAt: started))
+            #expect(posted.status == 200)
+            let fingerprint = try #require(
+                try RawClient.request("GET", "/api/v2/alerts", port: port).json[0]?["fingerprint"]?.string)
 
-        func message() -> JSONValue? { try? live.get("/channels/alerts/messages").json["messages"]?[0] }
-        #expect(eventually { message() != nil }, "no message came: \(process.errorText)")
-        let firing = try #require(message())
-        #expect(firing["key"]?.string == "alertmanager-\(fingerprint)")
-        #expect(firing["kind"]?.string == "failed")
-        #expect(firing["text"]?.string == "Disk full on db")
-        #expect(firing["subtitle"]?.string == "DiskFull · db:9100")
-        #expect(firing["priority"]?.int == 5)
+            func message() -> JSONValue? { try? live.get("/channels/alerts/messages").json["messages"]?[0] }
+            #expect(eventually { message() != nil }, "no message came: \(process.errorText)")
+            let firing = try #require(message())
+            #expect(firing["key"]?.string == "alertmanager-\(fingerprint)")
+            #expect(firing["kind"]?.string == "failed")
+            #expect(firing["text"]?.string == "Disk full on db")
+            #expect(firing["subtitle"]?.string == "DiskFull · db:9100")
+            #expect(firing["priority"]?.int == 5)
 
-        // Resolved: the same alert (same labels) with an end in the past.
-        let resolved = try RawClient.request(
-            "POST", "/api/v2/alerts", port: port, headers: [("Content-Type", "application/json")],
-            body: Self.alert(startsAt: started, endsAt: Self.time(-1)))
-        #expect(resolved.status == 200)
-        #expect(eventually { message()?["kind"]?.string == "sent" }, "no resolution came: \(process.errorText)")
-        let sent = try #require(message())
-        #expect(sent["id"] == firing["id"])
-        #expect(sent["priority"]?.int == 3)
-        #expect(sent["text"]?.string == "Disk full on db")
+            // Resolved: the same alert (same labels) with an end in the past.
+            let resolved = try RawClient.request(
+                "POST", "/api/v2/alerts", port: port, headers: [("Content-Type", "application/json")],
+                body: Self.alert(startsAt: started, endsAt: Self.time(-1)))
+            #expect(resolved.status == 200)
+            #expect(eventually { message()?["kind"]?.string == "sent" }, "no resolution came: \(process.errorText)")
+            let sent = try #require(message())
+            #expect(sent["id"] == firing["id"])
+            #expect(sent["priority"]?.int == 3)
+            #expect(sent["text"]?.string == "Disk full on db")
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 import Crypto
 import MicroHTTP
+import ServiceTestSupport
 import Testing
 
 @testable import OverlayService

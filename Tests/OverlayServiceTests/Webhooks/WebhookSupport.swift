@@ -1,4 +1,5 @@
 import MicroHTTP
+import ServiceTestSupport
 import TestSupport
 import Testing
 
@@ -7,11 +8,7 @@ import Testing
 /// What the webhook suites share: the fixtures (documented bodies of the tools) and a delivery
 /// made through the real dispatcher.
 enum Webhook {
-    static let directory: String = {
-        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(2)  // Tests/OverlayServiceTests/Webhooks/WebhookSupport.swift
-        return (parts + ["Fixtures", "Webhooks"]).joined(separator: "/")
-    }()
+    static let directory = Repository.path("Tests/OverlayServiceTests/Fixtures/Webhooks")
 
     /// The fixture `name`'s text; an error if it is missing.
     static func fixture(_ name: String) throws -> String {

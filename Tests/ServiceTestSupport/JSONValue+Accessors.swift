@@ -6,57 +6,57 @@ import TestSupport
 
 extension HTTPReply {
     /// The body parsed as JSON, or `.null` when it is not JSON.
-    var json: JSONValue { (try? JSONParser.parse(body)) ?? .null }
+    public var json: JSONValue { (try? JSONParser.parse(body)) ?? .null }
 
     /// The `error.code` of an error body.
-    var errorCode: String? { json["error"]?["code"]?.string }
+    public var errorCode: String? { json["error"]?["code"]?.string }
 }
 
 extension StreamBlock {
     /// The event's data parsed as JSON, or `.null`.
-    var json: JSONValue { data.flatMap { try? JSONParser.parse(Array($0.utf8)) } ?? .null }
+    public var json: JSONValue { data.flatMap { try? JSONParser.parse(Array($0.utf8)) } ?? .null }
 }
 
 extension JSONValue {
-    subscript(key: String) -> JSONValue? {
+    public subscript(key: String) -> JSONValue? {
         if case .object(let members) = self { return members[key] }
         return nil
     }
 
-    subscript(index: Int) -> JSONValue? {
+    public subscript(index: Int) -> JSONValue? {
         if case .array(let elements) = self, elements.indices.contains(index) { return elements[index] }
         return nil
     }
 
-    var string: String? {
+    public var string: String? {
         if case .string(let text) = self { return text }
         return nil
     }
 
-    var number: Double? {
+    public var number: Double? {
         if case .number(let number) = self { return number }
         return nil
     }
 
-    var int: Int? { number.map { Int($0) } }
+    public var int: Int? { number.map { Int($0) } }
 
-    var bool: Bool? {
+    public var bool: Bool? {
         if case .bool(let flag) = self { return flag }
         return nil
     }
 
-    var array: [JSONValue]? {
+    public var array: [JSONValue]? {
         if case .array(let elements) = self { return elements }
         return nil
     }
 
-    var isNull: Bool { self == .null }
+    public var isNull: Bool { self == .null }
 }
 
 extension JSONValue {
     /// A frame's numbers in the order MODEL §5 writes them: x, y, width, height; nil when this is
     /// not a frame.
-    var rect: [Double]? {
+    public var rect: [Double]? {
         let numbers = ["x", "y", "width", "height"].compactMap { self[$0]?.number }
         return numbers.count == 4 ? numbers : nil
     }
