@@ -58,7 +58,9 @@ final class Database {
 /// reads its rows by column name through these.
 final class Statement {
     private let handle: OpaquePointer
-    private unowned let database: Database
+    /// Held so that the connection outlives its statements: SQLite does not close a connection
+    /// with a statement not yet finalized (sqlite3_close answers SQLITE_BUSY and leaks it).
+    private let database: Database
 
     fileprivate init(handle: OpaquePointer, database: Database) {
         self.handle = handle
