@@ -242,44 +242,41 @@ struct ChannelStateMachineTests {
     /// kept and sent again within the real clock's window of a millisecond, filled in again past it,
     /// and a new template once the version moves.
     @Test func overlayReadCache() throws {
-        var machine = Self.machine(clock: .real)
-        var reads = OverlayReads()
+        var guarded = ChannelState(machine: Self.machine(clock: .real))
         let encoder = OverlayEncoder(streamBufferBytes: 1 << 16)
         guard
-            case .fill(let kept, let values, let at) = reads.current(
-                machine.engine, now: .zero, clock: .real, encoder: encoder)
+            case .fill(let kept, let values, let at) = guarded.currentRead(now: .zero, clock: .real, encoder: encoder)
         else {
             Issue.record("not filled in")
             return
         }
         #expect(kept.template.version == 0)
-        #expect(kept.response(values).body == encoder.body(machine.engine.overlay(at: .zero)))
-        reads.keep(OverlayReads.Shared(version: 0, at: at, response: HTTPResponse(status: 200)), current: 0)
+        #expect(kept.response(values).body == encoder.body(guarded.machine.engine.overlay(at: .zero)))
+        guarded.reads.keep(OverlayReads.Shared(version: 0, at: at, response: HTTPResponse(status: 200)), current: 0)
         guard
-            case .shared = reads.current(
-                machine.engine, now: Instant(nanoseconds: 999_999), clock: .real, encoder: encoder)
+            case .shared = guarded.currentRead(now: Instant(nanoseconds: 999_999), clock: .real, encoder: encoder)
         else {
             Issue.record("not shared within the window")
             return
         }
         guard
-            case .fill(let same, _, _) = reads.current(
-                machine.engine, now: Instant(nanoseconds: 1_000_000), clock: .real, encoder: encoder)
+            case .fill(let same, _, _) = guarded.currentRead(
+                now: Instant(nanoseconds: 1_000_000), clock: .real, encoder: encoder)
         else {
             Issue.record("shared past the window")
             return
         }
         #expect(same === kept)
-        _ = Self.post(&machine, at: .zero)
-        guard case .fill(let next, _, _) = reads.current(machine.engine, now: .zero, clock: .real, encoder: encoder)
+        _ = Self.post(&guarded.machine, at: .zero)
+        guard case .fill(let next, _, _) = guarded.currentRead(now: .zero, clock: .real, encoder: encoder)
         else {
             Issue.record("not filled in after a change")
             return
         }
         #expect(next.template.version == 1)
         // An answer of an older version is not kept.
-        reads.keep(OverlayReads.Shared(version: 0, at: .zero, response: HTTPResponse(status: 200)), current: 1)
-        guard case .fill = reads.current(machine.engine, now: .zero, clock: .real, encoder: encoder) else {
+        guarded.reads.keep(OverlayReads.Shared(version: 0, at: .zero, response: HTTPResponse(status: 200)), current: 1)
+        guard case .fill = guarded.currentRead(now: .zero, clock: .real, encoder: encoder) else {
             Issue.record("an old version's answer was kept")
             return
         }

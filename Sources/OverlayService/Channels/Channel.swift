@@ -24,7 +24,7 @@ final class Channel: Sendable {
     /// Where every new version goes when publishing is configured.
     private let publisher: Publisher<OverlaySnapshot>?
     /// The machine and, beside it under the same lock, what reads of the overlay keep.
-    private let state: Lock<Guarded>
+    private let state: Lock<ChannelState<HTTPResponder, Subscriber>>
     /// The page of `GET /messages` built last (see `PageCache`).
     let pages = PageCache()
     /// The version the channel was made with: what a read of it showed before it existed stands
@@ -53,7 +53,7 @@ final class Channel: Sendable {
             memory: memory)
         var machine = Machine(setting, engine: engine, restarted: restarted)
         if let store, let record = machine.initialRecord { machine.recordSubmitted(store.submit(record)) }
-        self.state = Lock(Guarded(machine: machine))
+        self.state = Lock(ChannelState(machine: machine))
     }
 
     /// Reads the engine at the current time (deadlines up to now reached).
@@ -134,33 +134,31 @@ final class Channel: Sendable {
     func overlayResponse(unlessVersion: UInt64?) -> HTTPResponse {
         // One lock: a read between deadlines only looks; one past a deadline is an event, whose
         // record is stored and whose actions (readers answered, the version published) run.
-        // The overlay a passed deadline left goes beside the small answer (nil then): a snapshot
-        // in the enum would make every read copy its size out of the lock.
-        var reached: OverlaySnapshot?
-        let (answer, actions) = state.withLock { guarded -> (OverlayReads.Read?, [Machine.Action]) in
+        // What a passed deadline left goes beside the answer (nil then): in the answer, it would
+        // make every read copy and destroy its size.
+        var reached: (overlay: OverlaySnapshot, actions: [Machine.Action])?
+        let answer = state.withLock { state -> OverlayReads.Read? in
             let now = clock.now()
-            switch guarded.machine.readOverlay(unlessVersion: unlessVersion, now: now) {
+            switch state.machine.readOverlay(unlessVersion: unlessVersion, now: now) {
             case .deadlinePassed:
                 let monotonicNow = MonotonicClock.nanoseconds()
-                let (overlay, transition) = guarded.machine.read(
+                let (overlay, transition) = state.machine.read(
                     now: clock.now(monotonic: monotonicNow), monotonicNow: monotonicNow
                 ) { (engine, now) throws(Never) in engine.overlay(at: now) }
-                submit(transition, of: &guarded.machine)
-                reached = overlay.get()
-                return (nil, transition.actions)
+                submit(transition, of: &state.machine)
+                reached = (overlay.get(), transition.actions)
+                return nil
             case .notModified(let version):
-                let kept = guarded.reads.kept
-                return (.notModified(version: version, kept?.template.version == version ? kept : nil), [])
+                let kept = state.reads.kept
+                return .notModified(version: version, kept?.template.version == version ? kept : nil)
             case .current:
-                return (
-                    guarded.reads.current(guarded.machine.engine, now: now, clock: clock.mode, encoder: encoder), []
-                )
+                return state.currentRead(now: now, clock: clock.mode, encoder: encoder)
             }
         }
-        if !actions.isEmpty { run(actions) }
         guard let answer else {
             // The read was the event that reached a deadline, and left the overlay then.
-            let overlay = reached!
+            let (overlay, actions) = reached!
+            run(actions)
             return overlay.version == unlessVersion
                 ? encoder.notModified(version: overlay.version) : encoder.response(overlay)
         }
@@ -282,12 +280,6 @@ final class Channel: Sendable {
     var subscriberCount: Int { withMachine { $0.streams.count } }
     /// Waiters still waiting (a waiter whose client went away has been answered by the sweep).
     var waiterCount: Int { withMachine { $0.waitingCount } }
-
-    /// What the channel's lock guards.
-    struct Guarded {
-        var machine: Machine
-        var reads = OverlayReads()
-    }
 
     /// Runs `body` on the machine under the lock.
     @inline(__always)

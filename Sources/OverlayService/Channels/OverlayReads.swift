@@ -50,18 +50,19 @@ struct OverlayReads {
     private(set) var kept: Kept?
     private var shared: Shared?
 
-    /// The answer to a read whose machine said the version is current: the kept answer of this
-    /// moment, or the template (encoded now, under the lock, once per version) to fill in.
-    mutating func current(
-        _ engine: OverlayEngine, now: Instant, clock: ClockMode, encoder: OverlayEncoder
-    ) -> Read {
-        if let shared, shared.version == engine.version, ServiceClock.sharesReading(clock, shared.at, with: now) {
-            return .shared(shared.response)
+    /// The answer kept for a read of `version` at `now`, if one was made at the same moment.
+    func sharedAnswer(version: UInt64, now: Instant, clock: ClockMode) -> HTTPResponse? {
+        guard let shared, shared.version == version, ServiceClock.sharesReading(clock, shared.at, with: now) else {
+            return nil
         }
-        if kept?.template.version != engine.version {
-            kept = Kept(encoder.template(engine.overlay(at: now)))
-        }
-        return .fill(kept!, engine.movingValues(at: now), at: now)
+        return shared.response
+    }
+
+    /// Keeps `template`, the current version's, for the reads that follow.
+    mutating func keep(_ template: OverlayTemplate) -> Kept {
+        let kept = Kept(template)
+        self.kept = kept
+        return kept
     }
 
     /// Keeps an answer filled in outside the lock for the reads that follow, unless the version
