@@ -142,7 +142,8 @@ struct WatchLinesTests {
             await eventually { watch.outputText.contains("v1 showing info #1 \"Hello there\" 30%\n") },
             "\(watch.outputText)")
         watch.kill(SIGINT)
-        #expect(try await offPool { watch.exitStatus() } == 0)
+        let status = try await offPool { watch.exitStatus() }
+        #expect(status == 0, "status \(String(describing: status)): \(watch.errorText)")
     }
 }
 
