@@ -62,9 +62,20 @@ public struct OverlayEvents: AsyncSequence, Sendable {
     /// Reads the events of one connection, opened when the iterator is made.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: AsyncThrowingStream<OverlayEvent, any Error>.AsyncIterator
+        /// The task that follows the overlay, awaited once the events end: then nothing of the
+        /// connection is still under way, and a process that exits next cuts no request off.
+        let follower: Task<Void, Never>
 
         public mutating func next() async throws -> OverlayEvent? {
-            try await base.next()
+            let event: OverlayEvent?
+            do {
+                event = try await base.next()
+            } catch {
+                await follower.value
+                throw error
+            }
+            if event == nil { await follower.value }
+            return event
         }
     }
 
@@ -84,6 +95,6 @@ public struct OverlayEvents: AsyncSequence, Sendable {
             }
         }
         continuation.onTermination = { _ in task.cancel() }
-        return AsyncIterator(base: stream.makeAsyncIterator())
+        return AsyncIterator(base: stream.makeAsyncIterator(), follower: task)
     }
 }

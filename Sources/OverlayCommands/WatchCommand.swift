@@ -72,7 +72,7 @@ enum WatchCommand {
     /// The full-screen drawing loop.
     private static func draw(_ client: OverlayClient, colors: ColorMode) async -> Int32 {
         let (inputs, feed) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .bufferingNewest(256))
-        let signals = SignalWatch(feed)
+        let signals = SignalWatch { feed.yield($0 == SIGWINCH ? .resized : .interrupted) }
         defer { signals.stop() }
         let reader = Task {
             do {
@@ -150,10 +150,18 @@ enum WatchCommand {
         return 0
     }
 
-    /// One line per change, for a standard output that is not a terminal.
+    /// One line per change, for a standard output that is not a terminal. An ending signal ends
+    /// the lines (status 0) as the drawing loop's does: the client's requests are stopped and
+    /// their ends awaited before the process exits, not cut off by an exit from the signal's
+    /// thread.
     private static func printLines(_ client: OverlayClient) async -> Int32 {
-        let signals = SignalWatch(nil)
+        let lines = Task { await printEvents(client) }
+        let signals = SignalWatch { if $0 != SIGWINCH { lines.cancel() } }
         defer { signals.stop() }
+        return await lines.value
+    }
+
+    private static func printEvents(_ client: OverlayClient) async -> Int32 {
         do {
             for try await event in client.events() {
                 switch event {
@@ -169,6 +177,7 @@ enum WatchCommand {
             }
             return 0
         } catch {
+            if Task.isCancelled { return 0 }
             Output.error("overlayd watch: \(error)")
             if case .refused? = error as? OverlayClientError { return 2 }
             return 1
@@ -197,21 +206,19 @@ enum WatchCommand {
     }
 }
 
-/// SIGINT, SIGTERM and SIGHUP end `watch` through its loop (so the terminal is given back);
-/// SIGWINCH redraws at the new size. Without a loop to tell, the ending signals exit at once.
+/// SIGINT, SIGTERM and SIGHUP end `watch` through its loop (so the terminal is given back and
+/// the requests under way end); SIGWINCH redraws at the new size.
 final class SignalWatch {
     private static let numbers = [SIGINT, SIGTERM, SIGHUP, SIGWINCH]
     private let sources: [any DispatchSourceSignal]
 
-    init(_ feed: AsyncStream<WatchCommand.Input>.Continuation?) {
+    /// `received` is called with each signal's number, on a dispatch queue.
+    init(_ received: @escaping @Sendable (Int32) -> Void) {
         sources = Self.numbers.map { number in
             // Ignored by the process, so that only the dispatch source sees it.
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                guard let feed else { exit(0) }
-                feed.yield(number == SIGWINCH ? .resized : .interrupted)
-            }
+            source.setEventHandler { received(number) }
             source.resume()
             return source
         }
