@@ -212,7 +212,7 @@ struct RiseTests {
         let engine = try Self.twoMessages()
         var rising = engine
         rising.advance(to: .seconds(1.4))
-        let stored = RestoreTests.stored(rising)
+        let stored = StoredEngine(rising)
         let exact = OverlayEngine.exactly(
             configuration: rising.configuration, state: stored.state, live: stored.live, history: stored.history,
             devices: [:])
@@ -222,7 +222,7 @@ struct RiseTests {
         #expect(exact.at(1.55).label == rising.at(1.55).label)
         #expect(exact.at(1.55).outgoing?.frame.y == -10)
 
-        let restarted = RestoreTests.restore(stored, configuration: rising.configuration, now: .seconds(9)).value
+        let restarted = stored.restore(configuration: rising.configuration, now: .seconds(9)).value
         #expect(restarted.phase == .showing)
         #expect(restarted.at(9).outgoing == nil)
     }

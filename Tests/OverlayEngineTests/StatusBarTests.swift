@@ -147,7 +147,7 @@ struct StatusBarTests {
     func easeInOut(animation: StatusBarAnimation) throws {
         var bar = makeStatusBar(curve: .easeInOut)
         try bar.set(hidden: true, animation: animation, at: 0)
-        let quarter = CurveTests.easeInOut(0.25)
+        let quarter = bezierEaseInOut(0.25)
         if animation == .fade {
             #expect(isClose(bar.alpha(0.0625), 1 - quarter))
             #expect(isClose(bar.alpha(0.125), 0.5))
