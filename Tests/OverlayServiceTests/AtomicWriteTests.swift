@@ -65,11 +65,7 @@ struct AtomicWriteTests {
     static func server(
         on directory: TemporaryDirectory, appearance: StatusBarAppearance = .application
     ) throws -> LiveServer {
-        try LiveServer(clock: .manual) {
-            $0.ephemeral = false
-            $0.dataDirectory = directory.path
-            $0.engine.statusBar.appearance = appearance
-        }
+        try LiveServer.durable(on: directory) { $0.engine.statusBar.appearance = appearance }
     }
 
     /// A shown sticky message with a key, two queued ones (one keyed), one ended.
@@ -113,7 +109,7 @@ struct AtomicWriteTests {
         let channel = try live.get("/channels/default").json
         let bar = try live.get("/statusbar").json
         let fields =
-            messages.map(PersistenceTests.kept).flatMap { $0 } + [
+            messages.map(StoredState.kept).flatMap { $0 } + [
                 "device=\(channel["device"] ?? .null)", "orientation=\(channel["orientation"] ?? .null)",
             ]
         // Compared as values: the text of an object would depend on the order of its members.

@@ -205,7 +205,7 @@ struct CrossOriginPolicyTests {
 
     /// `cors.allowOrigins` and `allowedHosts` from the file: normalised, and every bad value named.
     @Test func configuration() throws {
-        let loaded = try ConfigurationTests.configuration(
+        let loaded = try ServiceConfiguration.loaded(
             ["--config", "c.json"],
             files: [
                 "c.json":
@@ -213,7 +213,7 @@ struct CrossOriginPolicyTests {
             ])
         #expect(loaded.corsAllowOrigins == ["https://dash.example:8443", "*"])
         #expect(loaded.allowedHosts == ["pi.lan", ".lan", "::1"])
-        let none = try ConfigurationTests.configuration(
+        let none = try ServiceConfiguration.loaded(
             ["--config", "c.json"], files: ["c.json": #"{"cors": {"allowOrigins": []}}"#])
         #expect(none.corsAllowOrigins == [])
         let cases: [(String, String)] = [
@@ -234,7 +234,7 @@ struct CrossOriginPolicyTests {
             (#"{"allowedHosts": ["a b"]}"#, "allowedHosts[0]"),
         ]
         for (json, key) in cases {
-            let error = ConfigurationTests.error(["--config", "c.json"], files: ["c.json": json])
+            let error = ConfigurationError.loading(["--config", "c.json"], files: ["c.json": json])
             #expect(error?.key == key, "\(json): \(String(describing: error))")
         }
     }

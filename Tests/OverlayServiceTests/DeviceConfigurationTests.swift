@@ -9,11 +9,11 @@ import Testing
 @Suite("Device configuration")
 struct DeviceConfigurationTests {
     static func devices(_ json: String) throws -> [String: DeviceProfile] {
-        try ConfigurationTests.configuration(["--config", "c.json"], files: ["c.json": json]).devices
+        try ServiceConfiguration.loaded(["--config", "c.json"], files: ["c.json": json]).devices
     }
 
     static func refusedKey(_ json: String) -> String? {
-        ConfigurationTests.error(["--config", "c.json"], files: ["c.json": json])?.key
+        ConfigurationError.loading(["--config", "c.json"], files: ["c.json": json])?.key
     }
 
     @Test func everyBuiltInIsThereByDefault() throws {

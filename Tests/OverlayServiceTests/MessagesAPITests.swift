@@ -1,4 +1,5 @@
 import ServiceTestSupport
+import TestSupport
 import Testing
 
 @testable import OverlayService
@@ -85,7 +86,7 @@ struct MessagesAPITests {
     @Test func postCurlForm() throws {
         try withLiveServer { live in
             let posted = try live.request(
-                "POST", "/messages?kind=sent", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                "POST", "/messages?kind=sent", headers: [FormBody.urlEncoded],
                 body: "text=Upload+done&x=%41")
             #expect(posted.status == 202)
             #expect(posted.json["text"]?.string == "text=Upload+done&x=%41")
@@ -108,7 +109,7 @@ struct MessagesAPITests {
             #expect(json.json["kind"]?.string == "failed")
 
             // The same rule for the form type: a `{` body is JSON, and must then be valid JSON.
-            let form = ("Content-Type", "application/x-www-form-urlencoded")
+            let form = FormBody.urlEncoded
             let braces = try live.request("POST", "/messages", headers: [form], body: "{oops")
             expectError(braces, status: 400, code: "invalid_json")
             // A body that merely contains braces later is text.

@@ -16,19 +16,6 @@ import Testing
 /// repeat. In-process servers on one data directory, one after the other.
 @Suite("Persistence")
 struct PersistenceTests {
-    /// A manual-clock server keeping its state in `directory`.
-    static func server(on directory: TemporaryDirectory) throws -> LiveServer {
-        try LiveServer(clock: .manual) {
-            $0.ephemeral = false
-            $0.dataDirectory = directory.path
-        }
-    }
-
-    /// The fields of a message that a restart keeps.
-    static func kept(_ message: JSONValue) -> [String] {
-        ["id", "kind", "text", "progress", "duration", "key", "postedAt"].map { "\($0)=\(message[$0] ?? .null)" }
-    }
-
     /// Tracks the highest version a reader saw and every ETag, across requests.
     final class Seen {
         var maximum = 0
@@ -55,7 +42,7 @@ struct PersistenceTests {
         var before: [String: [[String]]] = [:]
         var maximumID = 0
         do {
-            try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+            try withLiveServer(started: LiveServer.durable(on: directory)) { live in
                 // 1 ends (done) before the others come: history.
                 #expect(try live.post("/messages", json: #"{"text": "quick", "duration": 0.5}"#).status == 202)
                 try live.advance(1)
@@ -97,7 +84,7 @@ struct PersistenceTests {
 
                 for channel in ["", "/channels/ops"] {
                     let messages = try #require(live.get("\(channel)/messages").json["messages"]?.array)
-                    before[channel] = messages.map(PersistenceTests.kept)
+                    before[channel] = messages.map(StoredState.kept)
                     maximumID = max(maximumID, messages.compactMap { $0["id"]?.int }.max() ?? 0)
                 }
                 // 4, a failed message, waits ahead of 3: its kind's priority is higher.
@@ -108,11 +95,11 @@ struct PersistenceTests {
 
         let etagsBefore = seen.etags
         let versionBefore = seen.maximum
-        try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+        try withLiveServer(started: LiveServer.durable(on: directory)) { live in
             // The same queue, in the same order, with the same fields.
             for channel in ["", "/channels/ops"] {
                 let messages = try #require(live.get("\(channel)/messages").json["messages"]?.array)
-                #expect(messages.map(PersistenceTests.kept) == before[channel])
+                #expect(messages.map(StoredState.kept) == before[channel])
                 #expect(messages.first?["state"]?.string == "showing")
                 #expect(messages.dropFirst().allSatisfy { $0["state"]?.string == "queued" })
             }
@@ -169,7 +156,7 @@ struct PersistenceTests {
         var ids: Set<Int> = []
         var highestID = 0
         for round in 0..<4 {
-            try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+            try withLiveServer(started: LiveServer.durable(on: directory)) { live in
                 let etagsBefore = seen.etags
                 let versionBefore = seen.maximum
                 let first = try seen.overlay(live)
@@ -198,7 +185,7 @@ struct PersistenceTests {
     @Test func orientationOfARunningRotationSurvives() throws {
         let directory = try TemporaryDirectory()
         do {
-            try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+            try withLiveServer(started: LiveServer.durable(on: directory)) { live in
                 #expect(try live.post("/messages", json: #"{"text": "a", "kind": "sending"}"#).status == 202)
                 try live.advance(1)
                 let rotating = try live.request("PUT", "/orientation", body: "landscapeRight")
@@ -206,7 +193,7 @@ struct PersistenceTests {
                 #expect(rotating.json["phase"]?.string == "rotatingOut")
             }
         }
-        try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+        try withLiveServer(started: LiveServer.durable(on: directory)) { live in
             let overlay = try live.overlay()
             #expect(overlay["orientation"]?.string == "landscapeRight")
             #expect(overlay["rotation"]?.number == 90)
@@ -219,7 +206,7 @@ struct PersistenceTests {
     @Test func smallerHistoryForgetsForGood() throws {
         let directory = try TemporaryDirectory()
         do {
-            try withLiveServer(started: PersistenceTests.server(on: directory)) { live throws in
+            try withLiveServer(started: LiveServer.durable(on: directory)) { live throws in
                 for index in 1...4 {
                     #expect(try live.post("/messages", json: #"{"text": "m\#(index)"}"#).status == 202)
                     #expect(try live.request("DELETE", "/messages/\(index)").status == 200)
@@ -228,9 +215,7 @@ struct PersistenceTests {
         }
         do {
             try withLiveServer(
-                started: LiveServer(clock: .manual) {
-                    $0.ephemeral = false
-                    $0.dataDirectory = directory.path
+                started: LiveServer.durable(on: directory) {
                     $0.engine.historySize = 2
                 }
             ) { live throws in
@@ -238,7 +223,7 @@ struct PersistenceTests {
                 #expect(try live.get("/messages/3").status == 200)
             }
         }
-        try withLiveServer(started: PersistenceTests.server(on: directory)) { live throws in
+        try withLiveServer(started: LiveServer.durable(on: directory)) { live throws in
             #expect(try live.get("/messages/1").status == 404)
             #expect(try live.get("/messages/2").status == 404)
             #expect(try live.get("/messages/4").json["state"]?.string == "cancelled")
@@ -250,7 +235,7 @@ struct PersistenceTests {
     @Test func historyKeepsTheOrderOfEnding() throws {
         let directory = try TemporaryDirectory()
         do {
-            try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+            try withLiveServer(started: LiveServer.durable(on: directory)) { live in
                 #expect(try live.post("/messages", json: #"{"text": "sticky", "kind": "sending"}"#).status == 202)
                 try live.advance(1)
                 // 2 replaces the sticky 1, which waits at the head; 2 ends at 1.5, then 1 shows and
@@ -264,9 +249,7 @@ struct PersistenceTests {
             }
         }
         try withLiveServer(
-            started: LiveServer(clock: .manual) {
-                $0.ephemeral = false
-                $0.dataDirectory = directory.path
+            started: LiveServer.durable(on: directory) {
                 $0.engine.historySize = 1
             }
         ) { live throws in
@@ -282,7 +265,7 @@ struct PersistenceTests {
         let directory = try TemporaryDirectory()
         var before: [JSONValue] = []
         do {
-            try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+            try withLiveServer(started: LiveServer.durable(on: directory)) { live in
                 #expect(try live.post("/messages", json: #"{"text": "first", "duration": 1}"#).status == 202)
                 try live.advance(0.5)
                 let urgent = #"{"text": "urgent", "duration": 1, "immediate": true}"#
@@ -295,7 +278,7 @@ struct PersistenceTests {
                 #expect(before.map { $0["endedAt"]?.number } == [0.5, 1.5])
             }
         }
-        try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+        try withLiveServer(started: LiveServer.durable(on: directory)) { live in
             let after = try [1, 2].map { try live.get("/messages/\($0)").json }
             #expect(after == before)
         }
@@ -308,7 +291,7 @@ struct PersistenceTests {
         let directory = try TemporaryDirectory()
         do {
             let database = try Database(path: directory.database)
-            try database.execute(PersistenceTests.firstSchema)
+            try database.execute(StoredState.firstSchema)
             try database.execute(
                 """
                 INSERT INTO channels VALUES ('default', 12, 100012, 3, 1003, 'landscapeLeft', 'iphone');
@@ -319,7 +302,7 @@ struct PersistenceTests {
                 """)
         }
         do {
-            try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+            try withLiveServer(started: LiveServer.durable(on: directory)) { live in
                 let ended = try live.get("/messages/1").json
                 #expect(ended["state"]?.string == "done")
                 #expect(ended["text"]?.string == "ended before")
@@ -345,7 +328,7 @@ struct PersistenceTests {
         let version = try database.prepare("SELECT version FROM schema_version")
         #expect(try version.step())
         #expect(version.int(0) == Schema.latest)
-        try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+        try withLiveServer(started: LiveServer.durable(on: directory)) { live in
             let cancelled = try live.get("/messages/2").json
             #expect(cancelled["state"]?.string == "cancelled")
             #expect(cancelled["shownAt"]?.number == 0)
@@ -354,43 +337,12 @@ struct PersistenceTests {
         }
     }
 
-    /// The schema as the first overlayd that stored anything created it, verbatim.
-    static let firstSchema = """
-        CREATE TABLE schema_version (version INTEGER NOT NULL);
-        INSERT INTO schema_version (version) VALUES (1);
-        CREATE TABLE channels (
-          name TEXT PRIMARY KEY,
-          version INTEGER NOT NULL,
-          version_reserved INTEGER NOT NULL,
-          next_id INTEGER NOT NULL,
-          next_id_reserved INTEGER NOT NULL,
-          orientation TEXT NOT NULL,
-          device TEXT NOT NULL
-        ) WITHOUT ROWID;
-        CREATE TABLE messages (
-          channel TEXT NOT NULL,
-          id INTEGER NOT NULL,
-          kind TEXT NOT NULL,
-          text TEXT NOT NULL,
-          progress REAL,
-          duration_ns INTEGER,
-          immediate INTEGER NOT NULL,
-          key TEXT,
-          state TEXT NOT NULL,
-          posted_at_ns INTEGER NOT NULL,
-          ended_at_ns INTEGER,
-          queue_order INTEGER NOT NULL,
-          history_seq INTEGER,
-          PRIMARY KEY (channel, id)
-        ) WITHOUT ROWID;
-        """
-
     /// While one server holds the data directory, another cannot open it: StoreError, not a second
     /// writer on the same file.
     @Test func oneServerPerDataDirectory() throws {
         let directory = try TemporaryDirectory()
-        try withLiveServer(started: PersistenceTests.server(on: directory)) { first throws in
-            #expect(throws: StoreError.self) { _ = try PersistenceTests.server(on: directory) }
+        try withLiveServer(started: LiveServer.durable(on: directory)) { first throws in
+            #expect(throws: StoreError.self) { _ = try LiveServer.durable(on: directory) }
             #expect(try first.post("/messages", json: #"{"text": "still mine"}"#).status == 202)
         }
     }

@@ -15,7 +15,7 @@ struct PresentationMigrationTests {
         let directory = try TemporaryDirectory()
         do {
             let database = try Database(path: directory.database)
-            try database.execute(PersistenceTests.firstSchema)
+            try database.execute(StoredState.firstSchema)
             for migration in Schema.migrations where (2...4).contains(migration.version) {
                 try database.execute(migration.sql)
             }
@@ -36,7 +36,7 @@ struct PresentationMigrationTests {
         }
         do {
             try withLiveServer(
-                started: StatusBarPersistenceTests.server(on: directory) { $0.engine.presentation = .fullWidth }
+                started: LiveServer.durable(on: directory) { $0.engine.presentation = .fullWidth }
             ) { live in
                 for (id, text) in [(1, "ended before"), (2, "shown"), (3, "waiting")] {
                     let message = try live.get("/messages/\(id)").json
@@ -54,7 +54,7 @@ struct PresentationMigrationTests {
             }
         }
         try withLiveServer(
-            started: StatusBarPersistenceTests.server(on: directory) { $0.engine.presentation = .fullWidth }
+            started: LiveServer.durable(on: directory) { $0.engine.presentation = .fullWidth }
         ) { live in
             let waiting = try live.get("/messages/3").json
             #expect(waiting["subtitle"]?.string == "later")

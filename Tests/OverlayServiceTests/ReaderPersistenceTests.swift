@@ -26,7 +26,7 @@ struct ReaderPersistenceTests {
         var before: [Int: [JSONValue]] = [:]
         var versionBefore = 0
         do {
-            try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+            try withLiveServer(started: LiveServer.durable(on: directory)) { live in
                 // 1 is tapped and ends (in the history); 2 is tapped and shown; 3 waits.
                 #expect(
                     try live.post("/messages", json: #"{"text": "first", "duration": 1, "click": "x-app:1"}"#).status
@@ -48,7 +48,7 @@ struct ReaderPersistenceTests {
                 versionBefore = try #require(try live.version())
             }
         }
-        try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+        try withLiveServer(started: LiveServer.durable(on: directory)) { live in
             for id in 1...3 {
                 #expect(Self.readerFields(try live.get("/messages/\(id)").json) == before[id], "message \(id)")
             }
@@ -75,7 +75,7 @@ struct ReaderPersistenceTests {
         let directory = try TemporaryDirectory()
         var nullSince = 0
         do {
-            try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+            try withLiveServer(started: LiveServer.durable(on: directory)) { live in
                 #expect(try live.post("/messages", json: #"{"text": "gone", "duration": 1}"#).status == 202)
                 try live.advance(2)
                 let overlay = try live.overlay()
@@ -84,7 +84,7 @@ struct ReaderPersistenceTests {
                 #expect(nullSince == overlay["version"]?.int)
             }
         }
-        try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+        try withLiveServer(started: LiveServer.durable(on: directory)) { live in
             let overlay = try live.overlay()
             #expect(overlay["announcement"] == .null)
             #expect(overlay["announcementVersion"]?.int == nullSince)

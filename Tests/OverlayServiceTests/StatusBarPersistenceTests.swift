@@ -15,16 +15,6 @@ import Testing
 /// directory of the schema before the status bar migrates.
 @Suite("Status bar: durability")
 struct StatusBarPersistenceTests {
-    static func server(
-        on directory: TemporaryDirectory, _ configure: (inout ServiceConfiguration) -> Void = { _ in }
-    ) throws -> LiveServer {
-        try LiveServer(clock: .manual) {
-            $0.ephemeral = false
-            $0.dataDirectory = directory.path
-            configure(&$0)
-        }
-    }
-
     static let controllers: @Sendable (inout ServiceConfiguration) -> Void = {
         $0.engine.statusBar.appearance = .controllers
     }
@@ -37,7 +27,7 @@ struct StatusBarPersistenceTests {
         var before: JSONValue = .null
         var version = 0
         do {
-            try withLiveServer(started: Self.server(on: directory)) { live in
+            try withLiveServer(started: LiveServer.durable(on: directory)) { live in
                 #expect(try live.post("/messages", json: #"{"text": "first"}"#).status == 202)
                 try live.advance(1)
                 let put = try live.request(
@@ -50,7 +40,7 @@ struct StatusBarPersistenceTests {
                 version = try #require(live.overlay()["version"]?.int)
             }
         }
-        try withLiveServer(started: Self.server(on: directory)) { live in
+        try withLiveServer(started: LiveServer.durable(on: directory)) { live in
             let state = try live.get("/statusbar").json
             #expect(state["statusBar"]?["style"]?.string == "darkContent")
             #expect(state["statusBar"]?["hidden"]?.bool == true)
@@ -92,7 +82,7 @@ struct StatusBarPersistenceTests {
             return count.int(0)
         }
         do {
-            try withLiveServer(started: Self.server(on: directory)) { live in
+            try withLiveServer(started: LiveServer.durable(on: directory)) { live in
                 #expect(try live.post("/messages", json: #"{"text": "first"}"#).status == 202)
                 try live.advance(1)
                 let hide = #"{"hidden": true, "animation": "slide"}"#
@@ -106,7 +96,7 @@ struct StatusBarPersistenceTests {
                 #expect(try leavingRows() == 1)
             }
         }
-        try withLiveServer(started: Self.server(on: directory)) { live in
+        try withLiveServer(started: LiveServer.durable(on: directory)) { live in
             #expect(try leavingRows() == 0)
             let overlay = try live.overlay()
             #expect(overlay["phase"]?.string == "hidden")
@@ -140,7 +130,7 @@ struct StatusBarPersistenceTests {
             """
         var sent: JSONValue = .null
         do {
-            try withLiveServer(started: Self.server(on: directory, Self.controllers)) { live in
+            try withLiveServer(started: LiveServer.durable(on: directory, configure: Self.controllers)) { live in
                 #expect(try live.request("PUT", "/statusbar/controllers", body: chain).status == 200)
                 sent = try live.get("/statusbar").json
                 #expect(sent["statusBar"]?["hiddenFrom"]?.string == "sheet")
@@ -148,7 +138,7 @@ struct StatusBarPersistenceTests {
             }
         }
         do {
-            try withLiveServer(started: Self.server(on: directory, Self.controllers)) { live in
+            try withLiveServer(started: LiveServer.durable(on: directory, configure: Self.controllers)) { live in
                 let state = try live.get("/statusbar").json
                 #expect(state["hierarchy"] == sent["hierarchy"])
                 #expect(state["statusBar"]?["styleFrom"]?.string == "sheet")
@@ -160,7 +150,7 @@ struct StatusBarPersistenceTests {
             }
         }
         do {
-            try withLiveServer(started: Self.server(on: directory, Self.controllers)) { live in
+            try withLiveServer(started: LiveServer.durable(on: directory, configure: Self.controllers)) { live in
                 let state = try live.get("/statusbar").json
                 #expect(state["hierarchy"]?["controllers"]?.array?.count == 1)
                 #expect(state["statusBar"]?["hidden"]?.bool == false)
@@ -170,7 +160,7 @@ struct StatusBarPersistenceTests {
         let rows = try database.prepare("SELECT count(*) FROM status_bar_controllers")
         #expect(try rows.step())
         #expect(rows.int(0) == 1)
-        try withLiveServer(started: Self.server(on: directory)) { application in
+        try withLiveServer(started: LiveServer.durable(on: directory)) { application in
             let state = try application.get("/statusbar").json
             #expect(state["hierarchy"]?["root"]?.string == "solo")
             #expect(state["statusBar"]?["styleFrom"]?.string == "application")
@@ -184,7 +174,7 @@ struct StatusBarPersistenceTests {
         let directory = try TemporaryDirectory()
         do {
             let database = try Database(path: directory.database)
-            try database.execute(PersistenceTests.firstSchema)
+            try database.execute(StoredState.firstSchema)
             for migration in Schema.migrations where (2...3).contains(migration.version) {
                 try database.execute(migration.sql)
             }
@@ -199,7 +189,8 @@ struct StatusBarPersistenceTests {
                 """)
         }
         do {
-            try withLiveServer(started: Self.server(on: directory) { $0.engine.statusBar.hiddenAtLaunch = true }) {
+            try withLiveServer(started: LiveServer.durable(on: directory) { $0.engine.statusBar.hiddenAtLaunch = true })
+            {
                 live in
                 let overlay = try live.overlay()
                 #expect(overlay["held"]?.bool == true)
@@ -214,7 +205,7 @@ struct StatusBarPersistenceTests {
         #expect(try version.step())
         #expect(version.int(0) == Schema.latest)
         // Launched shown this time: the stored bar wins over the launch state.
-        try withLiveServer(started: Self.server(on: directory)) { live in
+        try withLiveServer(started: LiveServer.durable(on: directory)) { live in
             let state = try live.get("/statusbar").json["statusBar"]
             #expect(state?["hidden"]?.bool == true)
             #expect(state?["style"]?.string == "darkContent")
@@ -226,7 +217,7 @@ struct StatusBarPersistenceTests {
     @Test func damagedHierarchyIsRefused() throws {
         let directory = try TemporaryDirectory()
         do {
-            try withLiveServer(started: Self.server(on: directory, Self.controllers)) { live throws in
+            try withLiveServer(started: LiveServer.durable(on: directory, configure: Self.controllers)) { live throws in
                 let body =
                     #"{"root": "a", "controllers": [{"name": "a", "childForStatusBarStyle": "b"}, {"name": "b"}]}"#
                 #expect(try live.request("PUT", "/statusbar/controllers", body: body).status == 200)
@@ -236,7 +227,9 @@ struct StatusBarPersistenceTests {
             let database = try Database(path: directory.database)
             try database.execute("UPDATE status_bar_controllers SET child_for_style = 'a' WHERE name = 'b'")
         }
-        let error = #expect(throws: StoreError.self) { _ = try Self.server(on: directory, Self.controllers) }
+        let error = #expect(throws: StoreError.self) {
+            _ = try LiveServer.durable(on: directory, configure: Self.controllers)
+        }
         #expect(error?.message.contains("channel default") == true)
     }
 }

@@ -46,7 +46,7 @@ struct StoreSchemaTests {
         let directory = try TemporaryDirectory()
         do {
             let database = try Database(path: directory.database)
-            try database.execute(PersistenceTests.firstSchema)
+            try database.execute(StoredState.firstSchema)
         }
         let store = try OverlayStore(directory: directory.path)
         #expect(try store.load().isEmpty)

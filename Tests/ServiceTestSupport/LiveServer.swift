@@ -14,6 +14,18 @@ public final class LiveServer: Sendable {
         server = try OverlayServer(configuration: configuration)
     }
 
+    /// A server keeping its state in `directory`, for a restart on it: the durability suites
+    /// start one after the other on the same directory.
+    public static func durable(
+        on directory: TemporaryDirectory, clock: ClockMode = .manual,
+        configure: (inout ServiceConfiguration) -> Void = { _ in }
+    ) throws -> LiveServer {
+        try LiveServer(clock: clock) {
+            $0.store(in: directory)
+            configure(&$0)
+        }
+    }
+
     /// This server once `prepare` has run on it (messages posted, the clock moved), for a suite's
     /// own starting state; stopped if `prepare` throws, since no scope owns it yet.
     public func prepared(_ prepare: (LiveServer) throws -> Void) throws -> LiveServer {
