@@ -22,7 +22,6 @@ struct MemoryBoundTests {
     @Test func fillsThenRefusesThenTakesAgain() throws {
         let service = try OverlayService.testing {
             $0.maxMemoryBytes = 1 << 20
-            $0.writesPerSecond = 0
         }
         let each = MessageMemory.base + 2 * 1024
         var accepted = 0

@@ -196,7 +196,7 @@ struct MessagesAPITests {
     /// cursor for `after` until the last page, whose `next` is null; a cursor that is no longer a
     /// live message is 409 `cursor_expired`; malformed or out-of-range values change nothing.
     @Test func listMessagesInPages() throws {
-        try withLiveServer(configure: { $0.writesPerSecond = 0 }) { live in
+        try withLiveServer { live in
             for index in 1...205 {
                 #expect(try live.request("POST", "/channels/paged/messages", body: "m\(index)").status == 202)
             }

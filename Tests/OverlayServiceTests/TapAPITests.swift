@@ -137,7 +137,7 @@ struct TapAPITests {
     /// second would send them): the message keeps 10, and what the channel's messages hold, as
     /// `limits.maxMemoryBytes` counts it, stops growing at the tenth.
     @Test func aThousandTapsHoldTen() throws {
-        let service = try OverlayService.testing { $0.writesPerSecond = 0 }
+        let service = try OverlayService.testing()
         let posted = service.answer(
             HTTPRequest(
                 "POST", "/messages", headers: [Header(name: "Content-Type", value: "application/json")],
