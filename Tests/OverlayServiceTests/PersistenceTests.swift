@@ -289,18 +289,15 @@ struct PersistenceTests {
     /// with no display times, new ones keep theirs, and its status bar is stored from then on.
     @Test func firstSchemaMigrates() throws {
         let directory = try TemporaryDirectory()
-        do {
-            let database = try Database(path: directory.database)
-            try database.execute(StoredState.firstSchema)
-            try database.execute(
-                """
+        try StoredState.write(
+            in: directory, schema: 1,
+            rows: """
                 INSERT INTO channels VALUES ('default', 12, 100012, 3, 1003, 'landscapeLeft', 'iphone');
                 INSERT INTO messages VALUES ('default', 1, 'sent', 'ended before', NULL, NULL, 0, NULL, 'done',
                   0, 2250000000, 1, 1);
                 INSERT INTO messages VALUES ('default', 2, 'sending', 'still waiting', NULL, NULL, 0, 'upload', 'queued',
                   500000000, NULL, 2, NULL);
                 """)
-        }
         do {
             try withLiveServer(started: LiveServer.durable(on: directory)) { live in
                 let ended = try live.get("/messages/1").json
@@ -324,10 +321,7 @@ struct PersistenceTests {
                 #expect(try live.request("PUT", "/statusbar?style=darkContent").status == 200)
             }
         }
-        let database = try Database(path: directory.database)
-        let version = try database.prepare("SELECT version FROM schema_version")
-        #expect(try version.step())
-        #expect(version.int(0) == Schema.latest)
+        #expect(try StoredState.schemaVersion(in: directory) == Schema.latest)
         try withLiveServer(started: LiveServer.durable(on: directory)) { live in
             let cancelled = try live.get("/messages/2").json
             #expect(cancelled["state"]?.string == "cancelled")

@@ -172,22 +172,15 @@ struct StatusBarPersistenceTests {
     /// their bars are stored from then on.
     @Test func previousSchemaMigrates() throws {
         let directory = try TemporaryDirectory()
-        do {
-            let database = try Database(path: directory.database)
-            try database.execute(StoredState.firstSchema)
-            for migration in Schema.migrations where (2...3).contains(migration.version) {
-                try database.execute(migration.sql)
-            }
-            try database.execute(
-                """
-                UPDATE schema_version SET version = 3;
+        try StoredState.write(
+            in: directory, schema: 3,
+            rows: """
                 INSERT INTO channels (name, version, version_reserved, next_id, next_id_reserved, orientation, device,
                   now_ns, tail_order)
                   VALUES ('default', 12, 100012, 3, 1003, 'portrait', 'iphone', 2000000000, 2);
                 INSERT INTO messages (channel, id, kind, text, immediate, state, posted_at_ns, queue_order)
                   VALUES ('default', 2, 'sending', 'waiting', 0, 'queued', 500000000, 2);
                 """)
-        }
         do {
             try withLiveServer(started: LiveServer.durable(on: directory) { $0.engine.statusBar.hiddenAtLaunch = true })
             {
@@ -200,10 +193,7 @@ struct StatusBarPersistenceTests {
                 #expect(try live.request("PUT", "/statusbar?style=darkContent").status == 200)
             }
         }
-        let database = try Database(path: directory.database)
-        let version = try database.prepare("SELECT version FROM schema_version")
-        #expect(try version.step())
-        #expect(version.int(0) == Schema.latest)
+        #expect(try StoredState.schemaVersion(in: directory) == Schema.latest)
         // Launched shown this time: the stored bar wins over the launch state.
         try withLiveServer(started: LiveServer.durable(on: directory)) { live in
             let state = try live.get("/statusbar").json["statusBar"]

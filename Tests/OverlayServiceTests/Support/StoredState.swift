@@ -1,8 +1,11 @@
 import OverlayService
 import ServiceTestSupport
+import TestSupport
 
-// What the durability suites compare a store against: the first schema, and what of a message
-// a restart must keep.
+@testable import OverlayStore
+
+// What the durability suites start a store from and compare it against: the first schema (and a
+// store of any later one), and what of a message a restart must keep.
 
 enum StoredState {
     /// The schema as the first overlayd that stored anything created it, verbatim: where each
@@ -36,6 +39,26 @@ enum StoredState {
           PRIMARY KEY (channel, id)
         ) WITHOUT ROWID;
         """
+
+    /// The store in `directory` as an overlayd of schema `version` left it: the first schema, the
+    /// migrations up to `version`, then `rows` (SQL that inserts what it had stored).
+    static func write(in directory: TemporaryDirectory, schema version: Int64, rows: String) throws {
+        let database = try Database(path: directory.database)
+        try database.execute(firstSchema)
+        for migration in Schema.migrations where migration.version > 1 && migration.version <= version {
+            try database.execute(migration.sql)
+        }
+        try database.execute("UPDATE schema_version SET version = \(version);\n" + rows)
+    }
+
+    /// The schema version the store in `directory` records.
+    static func schemaVersion(in directory: TemporaryDirectory) throws -> Int64? {
+        let database = try Database(path: directory.database)
+        return try withExtendedLifetime(database) {
+            let version = try database.prepare("SELECT version FROM schema_version")
+            return try version.step() ? version.int(0) : nil
+        }
+    }
 
     /// The fields of `message` that a restart keeps, as `name=value` for comparing.
     static func kept(_ message: JSONValue) -> [String] {
