@@ -36,66 +36,64 @@ struct PersistenceTests {
     /// fields, the history, device and orientation are back; the shown message shows again from
     /// the start of its slide; versions, ETags and ids go on beyond everything seen before.
     @Test func roundTrip() throws {
-        let directory = try TemporaryDirectory()
         let seen = Seen()
         let json = [("Content-Type", "application/json")]
         var before: [String: [[String]]] = [:]
         var maximumID = 0
-        do {
-            try withLiveServer(started: LiveServer.durable(on: directory)) { live in
-                // 1 ends (done) before the others come: history.
-                #expect(try live.post("/messages", json: #"{"text": "quick", "duration": 0.5}"#).status == 202)
-                try live.advance(1)
-                #expect(try seen.overlay(live)["phase"]?.string == "hidden")
-                // 2 is shown (sticky); 3, 4, 5 wait; 5 is cancelled.
-                let posts = [
-                    #"{"text": "Sending photo…", "kind": "sending", "key": "upload-42"}"#,
-                    #"{"kind": "progress", "text": "Downloading…", "progress": 0.25, "key": "dl-7"}"#,
-                    #"{"text": "custom", "kind": "failed", "duration": 42.5}"#,
-                    #"{"text": "to be cancelled"}"#,
-                ]
-                for (offset, body) in posts.enumerated() {
-                    let posted = try live.post("/messages", json: body)
-                    #expect(posted.status == 202)
-                    #expect(posted.json["id"]?.int == offset + 2)
-                }
-                #expect(try live.request("DELETE", "/messages/5").json["state"]?.string == "cancelled")
-                let keyed = try live.post("/messages", json: #"{"key": "dl-7", "progress": 0.5}"#)
-                #expect(keyed.status == 200)
-                #expect(keyed.json["id"]?.int == 3)
-                #expect(
-                    try live.request("PATCH", "/messages/4", headers: json, body: #"{"text": "custom!"}"#).status == 200
-                )
-                try live.advance(1)
-                // An immediate replaces the sticky 2, which goes back to the head of the queue.
-                let urgent = try live.post(
-                    "/messages", json: #"{"text": "urgent", "kind": "failed", "immediate": true}"#)
-                #expect(urgent.json["id"]?.int == 6)
-                #expect(try seen.overlay(live)["message"]?["id"]?.int == 6)
-
-                // Another channel, on another device, in another orientation.
-                #expect(
-                    try live.post("/channels/ops/messages", json: #"{"text": "ops one", "kind": "sent"}"#).status == 202
-                )
-                #expect(try live.request("PUT", "/channels/ops/device", body: "iphone").status == 200)
-                #expect(try live.post("/channels/ops/messages", json: #"{"text": "ops two"}"#).status == 202)
-                #expect(try live.request("PUT", "/channels/ops/orientation", body: "landscapeLeft").status == 200)
-                _ = try seen.overlay(live, "/channels/ops")
-
-                for channel in ["", "/channels/ops"] {
-                    let messages = try #require(live.get("\(channel)/messages").json["messages"]?.array)
-                    before[channel] = messages.map(StoredState.kept)
-                    maximumID = max(maximumID, messages.compactMap { $0["id"]?.int }.max() ?? 0)
-                }
-                // 4, a failed message, waits ahead of 3: its kind's priority is higher.
-                #expect(before[""]?.map { $0[0] } == [6, 2, 4, 3].map { "id=\(JSONValue.number($0))" })
-                _ = try seen.overlay(live)
+        var etagsBefore: Set<String> = []
+        var versionBefore = 0
+        try withRestart { live in
+            // 1 ends (done) before the others come: history.
+            #expect(try live.post("/messages", json: #"{"text": "quick", "duration": 0.5}"#).status == 202)
+            try live.advance(1)
+            #expect(try seen.overlay(live)["phase"]?.string == "hidden")
+            // 2 is shown (sticky); 3, 4, 5 wait; 5 is cancelled.
+            let posts = [
+                #"{"text": "Sending photo…", "kind": "sending", "key": "upload-42"}"#,
+                #"{"kind": "progress", "text": "Downloading…", "progress": 0.25, "key": "dl-7"}"#,
+                #"{"text": "custom", "kind": "failed", "duration": 42.5}"#,
+                #"{"text": "to be cancelled"}"#,
+            ]
+            for (offset, body) in posts.enumerated() {
+                let posted = try live.post("/messages", json: body)
+                #expect(posted.status == 202)
+                #expect(posted.json["id"]?.int == offset + 2)
             }
-        }
+            #expect(try live.request("DELETE", "/messages/5").json["state"]?.string == "cancelled")
+            let keyed = try live.post("/messages", json: #"{"key": "dl-7", "progress": 0.5}"#)
+            #expect(keyed.status == 200)
+            #expect(keyed.json["id"]?.int == 3)
+            #expect(
+                try live.request("PATCH", "/messages/4", headers: json, body: #"{"text": "custom!"}"#).status == 200
+            )
+            try live.advance(1)
+            // An immediate replaces the sticky 2, which goes back to the head of the queue.
+            let urgent = try live.post(
+                "/messages", json: #"{"text": "urgent", "kind": "failed", "immediate": true}"#)
+            #expect(urgent.json["id"]?.int == 6)
+            #expect(try seen.overlay(live)["message"]?["id"]?.int == 6)
 
-        let etagsBefore = seen.etags
-        let versionBefore = seen.maximum
-        try withLiveServer(started: LiveServer.durable(on: directory)) { live in
+            // Another channel, on another device, in another orientation.
+            #expect(
+                try live.post("/channels/ops/messages", json: #"{"text": "ops one", "kind": "sent"}"#).status == 202
+            )
+            #expect(try live.request("PUT", "/channels/ops/device", body: "iphone").status == 200)
+            #expect(try live.post("/channels/ops/messages", json: #"{"text": "ops two"}"#).status == 202)
+            #expect(try live.request("PUT", "/channels/ops/orientation", body: "landscapeLeft").status == 200)
+            _ = try seen.overlay(live, "/channels/ops")
+
+            for channel in ["", "/channels/ops"] {
+                let messages = try #require(live.get("\(channel)/messages").json["messages"]?.array)
+                before[channel] = messages.map(StoredState.kept)
+                maximumID = max(maximumID, messages.compactMap { $0["id"]?.int }.max() ?? 0)
+            }
+            // 4, a failed message, waits ahead of 3: its kind's priority is higher.
+            #expect(before[""]?.map { $0[0] } == [6, 2, 4, 3].map { "id=\(JSONValue.number($0))" })
+            _ = try seen.overlay(live)
+            // What was seen before the restart, to compare what comes after with.
+            etagsBefore = seen.etags
+            versionBefore = seen.maximum
+        } then: { live in
             // The same queue, in the same order, with the same fields.
             for channel in ["", "/channels/ops"] {
                 let messages = try #require(live.get("\(channel)/messages").json["messages"]?.array)
@@ -183,17 +181,13 @@ struct PersistenceTests {
     /// An orientation change that is still rotating out when the process stops is not lost: the
     /// PUT was answered 200, so the restarted overlay is in the new orientation.
     @Test func orientationOfARunningRotationSurvives() throws {
-        let directory = try TemporaryDirectory()
-        do {
-            try withLiveServer(started: LiveServer.durable(on: directory)) { live in
-                #expect(try live.post("/messages", json: #"{"text": "a", "kind": "sending"}"#).status == 202)
-                try live.advance(1)
-                let rotating = try live.request("PUT", "/orientation", body: "landscapeRight")
-                #expect(rotating.status == 200)
-                #expect(rotating.json["phase"]?.string == "rotatingOut")
-            }
-        }
-        try withLiveServer(started: LiveServer.durable(on: directory)) { live in
+        try withRestart { live in
+            #expect(try live.post("/messages", json: #"{"text": "a", "kind": "sending"}"#).status == 202)
+            try live.advance(1)
+            let rotating = try live.request("PUT", "/orientation", body: "landscapeRight")
+            #expect(rotating.status == 200)
+            #expect(rotating.json["phase"]?.string == "rotatingOut")
+        } then: { live in
             let overlay = try live.overlay()
             #expect(overlay["orientation"]?.string == "landscapeRight")
             #expect(overlay["rotation"]?.number == 90)
@@ -262,23 +256,19 @@ struct PersistenceTests {
     /// was shown at 0, its display started when the slide ended (0.25) and it was preempted at
     /// 0.5; its successor was shown and displayed at 0.5 and ended at 1.5.
     @Test func endedMessagesKeepTheirTimes() throws {
-        let directory = try TemporaryDirectory()
         var before: [JSONValue] = []
-        do {
-            try withLiveServer(started: LiveServer.durable(on: directory)) { live in
-                #expect(try live.post("/messages", json: #"{"text": "first", "duration": 1}"#).status == 202)
-                try live.advance(0.5)
-                let urgent = #"{"text": "urgent", "duration": 1, "immediate": true}"#
-                #expect(try live.post("/messages", json: urgent).status == 202)
-                try live.advance(2)
-                before = try [1, 2].map { try live.get("/messages/\($0)").json }
-                #expect(before.map { $0["state"]?.string } == ["preempted", "done"])
-                #expect(before.map { $0["shownAt"]?.number } == [0, 0.5])
-                #expect(before.map { $0["displayStartedAt"]?.number } == [0.25, 0.5])
-                #expect(before.map { $0["endedAt"]?.number } == [0.5, 1.5])
-            }
-        }
-        try withLiveServer(started: LiveServer.durable(on: directory)) { live in
+        try withRestart { live in
+            #expect(try live.post("/messages", json: #"{"text": "first", "duration": 1}"#).status == 202)
+            try live.advance(0.5)
+            let urgent = #"{"text": "urgent", "duration": 1, "immediate": true}"#
+            #expect(try live.post("/messages", json: urgent).status == 202)
+            try live.advance(2)
+            before = try [1, 2].map { try live.get("/messages/\($0)").json }
+            #expect(before.map { $0["state"]?.string } == ["preempted", "done"])
+            #expect(before.map { $0["shownAt"]?.number } == [0, 0.5])
+            #expect(before.map { $0["displayStartedAt"]?.number } == [0.25, 0.5])
+            #expect(before.map { $0["endedAt"]?.number } == [0.5, 1.5])
+        } then: { live in
             let after = try [1, 2].map { try live.get("/messages/\($0)").json }
             #expect(after == before)
         }

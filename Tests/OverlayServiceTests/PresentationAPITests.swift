@@ -232,16 +232,12 @@ struct PresentationAPITests {
     /// A presentation that was PUT is durable: after a restart on the same data directory each
     /// channel has it back, with its device.
     @Test func durableAcrossARestart() throws {
-        let directory = try TemporaryDirectory()
-        do {
-            try withLiveServer(started: LiveServer.durable(on: directory)) { live throws in
-                #expect(try live.request("PUT", "/device", body: "iphone-16-pro").status == 200)
-                #expect(try live.request("PUT", "/presentation", body: "fullWidth").status == 200)
-                #expect(try live.request("PUT", "/channels/tv/presentation", body: "pill").status == 200)
-                #expect(try live.request("PUT", "/channels/auto/device", body: "iphone-14").status == 200)
-            }
-        }
-        try withLiveServer(started: LiveServer.durable(on: directory)) { live in
+        try withRestart { live throws in
+            #expect(try live.request("PUT", "/device", body: "iphone-16-pro").status == 200)
+            #expect(try live.request("PUT", "/presentation", body: "fullWidth").status == 200)
+            #expect(try live.request("PUT", "/channels/tv/presentation", body: "pill").status == 200)
+            #expect(try live.request("PUT", "/channels/auto/device", body: "iphone-14").status == 200)
+        } then: { live in
             let overlay = try live.overlay()
             #expect(overlay["presentation"]?.string == "fullWidth")
             #expect(overlay["frame"]?.rect == [0, 0, 402, 62 + 38.66])

@@ -23,24 +23,20 @@ struct StatusBarPersistenceTests {
     /// a restart it is at rest where it was (offset −h), the queue still held in its order; the
     /// animation for the next change is kept; showing it releases the queue.
     @Test func restartKeepsTheBarAndTheHold() throws {
-        let directory = try TemporaryDirectory()
         var before: JSONValue = .null
         var version = 0
-        do {
-            try withLiveServer(started: LiveServer.durable(on: directory)) { live in
-                #expect(try live.post("/messages", json: #"{"text": "first"}"#).status == 202)
-                try live.advance(1)
-                let put = try live.request(
-                    "PUT", "/statusbar", body: #"{"style": "darkContent", "hidden": true, "animation": "slide"}"#)
-                #expect(put.status == 200)
-                #expect(try live.post("/messages", json: #"{"text": "second"}"#).status == 202)
-                #expect(try live.request("PUT", "/channels/other/statusbar?hidden=true&animation=none").status == 200)
-                try live.advance(0.1)
-                before = try live.get("/statusbar").json
-                version = try #require(live.overlay()["version"]?.int)
-            }
-        }
-        try withLiveServer(started: LiveServer.durable(on: directory)) { live in
+        try withRestart { live in
+            #expect(try live.post("/messages", json: #"{"text": "first"}"#).status == 202)
+            try live.advance(1)
+            let put = try live.request(
+                "PUT", "/statusbar", body: #"{"style": "darkContent", "hidden": true, "animation": "slide"}"#)
+            #expect(put.status == 200)
+            #expect(try live.post("/messages", json: #"{"text": "second"}"#).status == 202)
+            #expect(try live.request("PUT", "/channels/other/statusbar?hidden=true&animation=none").status == 200)
+            try live.advance(0.1)
+            before = try live.get("/statusbar").json
+            version = try #require(live.overlay()["version"]?.int)
+        } then: { live in
             let state = try live.get("/statusbar").json
             #expect(state["statusBar"]?["style"]?.string == "darkContent")
             #expect(state["statusBar"]?["hidden"]?.bool == true)

@@ -191,17 +191,13 @@ struct TouchAPITests {
     /// A restart releases a hold: the message shows again from the start of its slide, not held,
     /// and ends by its time.
     @Test func aRestartReleasesTheHold() throws {
-        let directory = try TemporaryDirectory()
-        do {
-            try withLiveServer(started: LiveServer.durable(on: directory)) { live in
-                #expect(try live.request("POST", "/messages", body: "a").status == 202)
-                try live.advance(1)
-                #expect(try live.request("POST", "/overlay/hold").json["touch"]?["heldSince"]?.number == 1)
-                try live.advance(5)
-                #expect(try live.overlay()["touch"]?["heldSince"]?.number == 1)
-            }
-        }
-        try withLiveServer(started: LiveServer.durable(on: directory)) { live in
+        try withRestart { live in
+            #expect(try live.request("POST", "/messages", body: "a").status == 202)
+            try live.advance(1)
+            #expect(try live.request("POST", "/overlay/hold").json["touch"]?["heldSince"]?.number == 1)
+            try live.advance(5)
+            #expect(try live.overlay()["touch"]?["heldSince"]?.number == 1)
+        } then: { live in
             let restarted = try live.overlay()
             #expect(restarted["touch"]?.isNull == true)
             #expect(restarted["phase"]?.string == "showing")

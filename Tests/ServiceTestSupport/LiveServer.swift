@@ -106,3 +106,14 @@ public func withLiveServer<Result>(
     defer { live.stop() }
     return try body(live)
 }
+
+/// Runs `before` on a server that keeps its state in a new directory, stops it, and runs `after`
+/// on a server started again on that directory: a restart, as the durability suites check them.
+public func withRestart<Result>(
+    configure: (inout ServiceConfiguration) -> Void = { _ in }, _ before: (LiveServer) throws -> Void,
+    then after: (LiveServer) throws -> Result
+) throws -> Result {
+    let directory = try TemporaryDirectory()
+    try withLiveServer(started: LiveServer.durable(on: directory, configure: configure), before)
+    return try withLiveServer(started: LiveServer.durable(on: directory, configure: configure), after)
+}

@@ -1,11 +1,12 @@
 import OverlayService
 import ServiceTestSupport
 import TestSupport
+import Testing
 
 @testable import OverlayStore
 
 // What the durability suites start a store from and compare it against: the first schema (and a
-// store of any later one), and what of a message a restart must keep.
+// store of any later one), a record written durably, and what of a message a restart must keep.
 
 enum StoredState {
     /// The schema as the first overlayd that stored anything created it, verbatim: where each
@@ -58,6 +59,19 @@ enum StoredState {
             let version = try database.prepare("SELECT version FROM schema_version")
             return try version.step() ? version.int(0) : nil
         }
+    }
+
+    /// `record` written durably by a store opened on `directory` and closed again, after it
+    /// loaded what was there (as overlayd does at start-up) when `loadingFirst` is set.
+    static func submit(
+        _ record: ChannelRecord, in directory: TemporaryDirectory, loadingFirst: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let store = try OverlayStore(directory: directory.path)
+        defer { store.close() }
+        if loadingFirst { _ = try store.load() }
+        store.start()
+        #expect(store.waitUntilDurable(store.submit(record)), sourceLocation: sourceLocation)
     }
 
     /// The fields of `message` that a restart keeps, as `name=value` for comparing.
