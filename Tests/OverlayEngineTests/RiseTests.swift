@@ -2,13 +2,6 @@ import Testing
 
 @testable import OverlayEngine
 
-extension Transition {
-    /// A rise as `GET /overlay` describes it: the incoming label's offset from Hc to 0.
-    static func rise(from distance: Double, start: Double, duration: Double = 0.6) -> Transition {
-        Transition(property: .labelOffset, from: distance, to: 0, start: .seconds(start), length: .seconds(duration))
-    }
-}
-
 /// MTStatusBarOverlay's rise (docs/MODEL.md §14) on the default ipad (statusBar, h = Hc = 20) in
 /// portrait: "a" (1 s) is posted at 0, shown 0 → 0.25 and displayed 0.25 → 1.25; "b" (info,
 /// 2.5 s) waits, and rises in 1.25 → 1.85, where its time starts.
