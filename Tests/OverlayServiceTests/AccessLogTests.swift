@@ -19,7 +19,7 @@ struct AccessLogTests {
     ])
     func fileValues(json: String, format: AccessLogFormat) throws {
         #expect(
-            try ServiceConfiguration.loaded(["--config", "c.json"], files: ["c.json": json]).accessLog == format)
+            try ServiceConfiguration.loaded(file: json).accessLog == format)
     }
 
     @Test func environmentAndFlag() throws {
@@ -47,7 +47,7 @@ struct AccessLogTests {
 
     @Test(arguments: [#"{"accessLog": 1}"#, #"{"accessLog": null}"#, #"{"accessLog": ["json"]}"#])
     func badFileType(json: String) {
-        #expect(ConfigurationError.loading(["--config", "c.json"], files: ["c.json": json])?.key == "accessLog")
+        #expect(ConfigurationError.loading(file: json)?.key == "accessLog")
     }
 
     /// A quote, a backslash and control bytes in the path still give one valid JSON object.

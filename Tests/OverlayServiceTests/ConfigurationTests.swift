@@ -172,7 +172,7 @@ struct ConfigurationTests {
              "styles": {"info": {"background": "#abcdef"}},
              "limits": {"maxBodyBytes": 1000, "connectionLimit": 10, "connectionTimeout": 5}}
             """
-        let c = try ServiceConfiguration.loaded(["--config", "c.json"], files: ["c.json": file])
+        let c = try ServiceConfiguration.loaded(file: file)
         #expect(c.host == "0.0.0.0")
         #expect(c.engine.orientation == .landscapeLeft)
         #expect(c.engine.showStyle == .fade)
@@ -207,7 +207,7 @@ struct ConfigurationTests {
     @Test func prioritiesAndMaxScheduled() throws {
         let file =
             #"{"priorities": {"info": "high", "failed": 3, "sent": null, "sending": "urgent"}, "maxScheduled": 5}"#
-        let c = try ServiceConfiguration.loaded(["--config", "c.json"], files: ["c.json": file])
+        let c = try ServiceConfiguration.loaded(file: file)
         #expect(c.engine.priorities[.info] == .high && c.engine.priorities[.failed] == .default)
         #expect(c.engine.priorities[.sent] == nil && c.engine.priorities[.sending] == .max)
         #expect(c.engine.priorities[.progress] == .default)
@@ -266,7 +266,7 @@ struct ConfigurationTests {
         (#"{"host": 127}"#, "host"),
     ])
     func invalidFileValue(json: String, key: String) {
-        let error = ConfigurationError.loading(["--config", "c.json"], files: ["c.json": json])
+        let error = ConfigurationError.loading(file: json)
         #expect(error?.key == key, "\(String(describing: error))")
         #expect(error?.reason.isEmpty == false)
     }
@@ -274,8 +274,8 @@ struct ConfigurationTests {
     /// A file that is missing, not JSON, or not an object names the file (or the configuration).
     @Test func invalidFile() {
         #expect(ConfigurationError.loading(["--config", "missing.json"])?.key == "missing.json")
-        #expect(ConfigurationError.loading(["--config", "c.json"], files: ["c.json": "{port: 1}"])?.key == "c.json")
-        #expect(ConfigurationError.loading(["--config", "c.json"], files: ["c.json": "[]"])?.key == "configuration")
+        #expect(ConfigurationError.loading(file: "{port: 1}")?.key == "c.json")
+        #expect(ConfigurationError.loading(file: "[]")?.key == "configuration")
         #expect(ConfigurationError.loading(environment: ["OVERLAYD_CONFIG": "e.json"])?.key == "e.json")
         // An empty OVERLAYD_CONFIG means no file.
         #expect(ConfigurationError.loading(environment: ["OVERLAYD_CONFIG": ""]) == nil)

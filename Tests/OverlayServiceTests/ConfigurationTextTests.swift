@@ -14,7 +14,7 @@ struct ConfigurationTextTests {
     static var booleans: [Setting<ServiceConfiguration>] { table.rows.filter { $0.flag?.standsAlone == true } }
 
     static func file(_ json: String) throws -> ServiceConfiguration {
-        try ServiceConfiguration.loaded(["--config", "c.json"], files: ["c.json": json])
+        try ServiceConfiguration.loaded(file: json)
     }
 
     /// A boolean reads the same from the file (JSON true/false), a variable and a flag (text, by
@@ -53,13 +53,11 @@ struct ConfigurationTextTests {
             let flag = setting.flag!.name
             #expect(
                 ConfigurationError.loading(["\(flag)=\(text)"]) == ConfigurationError(key: flag, reason: reason ?? ""))
-            let fromFile = ConfigurationError.loading(
-                ["--config", "c.json"], files: ["c.json": #"{"\#(setting.key)": "yes"}"#])
+            let fromFile = ConfigurationError.loading(file: #"{"\#(setting.key)": "yes"}"#)
             #expect(fromFile?.key == setting.key)
         }
         #expect(
-            ConfigurationError.loading(
-                ["--config", "c.json"], files: ["c.json": #"{"statusBar": {"hiddenAtLaunch": 1}}"#])?.key
+            ConfigurationError.loading(file: #"{"statusBar": {"hiddenAtLaunch": 1}}"#)?.key
                 == "statusBar.hiddenAtLaunch")
     }
 
@@ -130,13 +128,12 @@ struct ConfigurationTextTests {
         ]
         for object in Self.table.objects + own {
             let json = nested(object, #"{"bogus": 1}"#)
-            let error = ConfigurationError.loading(["--config", "c.json"], files: ["c.json": json])
+            let error = ConfigurationError.loading(file: json)
             let key = object.isEmpty ? "bogus" : "\(object).bogus"
             #expect(error == ConfigurationError(key: key, reason: "unknown key"), "\(json)")
         }
         // Keyed by kind: a kind that does not exist is the unknown key.
-        let styles = ConfigurationError.loading(
-            ["--config", "c.json"], files: ["c.json": #"{"styles": {"bogus": {}}}"#])
+        let styles = ConfigurationError.loading(file: #"{"styles": {"bogus": {}}}"#)
         #expect(styles == ConfigurationError(key: "styles.bogus", reason: "unknown key"))
     }
 }

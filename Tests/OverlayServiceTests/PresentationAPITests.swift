@@ -212,13 +212,10 @@ struct PresentationAPITests {
     /// `maxHoldSeconds` and `pill.height`.
     @Test func configurationKeys() throws {
         let configuration = try ServiceConfiguration.loaded(
-            ["--config", "c.json"],
-            files: [
-                "c.json": #"""
+            file: #"""
                 {"presentation": "pill", "showStyle": "bounce", "bounceDuration": 0.5, "maxHoldSeconds": 12,
                  "pill": {"height": 44}}
-                """#
-            ])
+                """#)
         #expect(configuration.engine.presentation == .pill)
         #expect(configuration.engine.showStyle == .bounce)
         #expect(configuration.engine.bounceDuration == .seconds(0.5))

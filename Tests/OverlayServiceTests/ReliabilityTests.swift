@@ -32,8 +32,9 @@ struct ReliabilityTests {
             #expect(Name.isValid("..."))
             #expect(Name.isValid(".hidden"))
             #expect(try live.get("/channels").json["channels"]?.array?.count == 1)
-            let devices = ConfigurationLoaderProbe.refusal(
-                #"{"devices": {"..": {"width": 1, "height": 1, "statusBarHeight": 1}}}"#)
+            let devices = ConfigurationError.loading(
+                file:
+                    #"{"devices": {"..": {"width": 1, "height": 1, "statusBarHeight": 1}}}"#)
             #expect(devices?.key == "devices...", "the key path is devices + . + the name")
         }
     }
@@ -109,18 +110,6 @@ struct ReliabilityTests {
                 #expect(posted.status == 202, "\(type): \(posted.text)")
                 #expect(posted.json["text"]?.string == "via multipart")
             }
-        }
-    }
-}
-
-/// The configuration's refusal of a file's text, for the tests above.
-enum ConfigurationLoaderProbe {
-    static func refusal(_ json: String) -> ConfigurationError? {
-        do {
-            _ = try ConfigurationLoader.load(arguments: ["--config", "f"], environment: [:]) { _ in Array(json.utf8) }
-            return nil
-        } catch {
-            return error
         }
     }
 }

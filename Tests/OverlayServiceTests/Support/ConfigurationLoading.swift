@@ -28,6 +28,11 @@ extension ServiceConfiguration {
         }
         return configuration
     }
+
+    /// The configuration loaded from `--config c.json` with `text` as that file.
+    static func loaded(file text: String) throws -> ServiceConfiguration {
+        try loaded(["--config", "c.json"], files: ["c.json": text])
+    }
 }
 
 extension ConfigurationError {
@@ -41,5 +46,10 @@ extension ConfigurationError {
         } catch {
             return error
         }
+    }
+
+    /// The error loading `--config c.json` with `text` as that file throws, or nil.
+    static func loading(file text: String) -> ConfigurationError? {
+        loading(["--config", "c.json"], files: ["c.json": text])
     }
 }

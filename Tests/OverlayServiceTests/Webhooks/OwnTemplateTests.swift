@@ -17,8 +17,7 @@ struct OwnTemplateTests {
         """#
 
     static func service(_ templates: String = builds) throws -> OverlayService {
-        let configuration = try ServiceConfiguration.loaded(
-            ["--config", "c.json"], files: ["c.json": #"{"webhooks": {"templates": \#(templates)}}"#])
+        let configuration = try ServiceConfiguration.loaded(file: #"{"webhooks": {"templates": \#(templates)}}"#)
         return try OverlayService.testing { $0.webhookTemplates = configuration.webhookTemplates }
     }
 
@@ -116,8 +115,7 @@ struct OwnTemplateTests {
         (#"[]"#, "webhooks.templates"),
     ])
     func invalidTemplate(templates: String, key: String) throws {
-        let error = ConfigurationError.loading(
-            ["--config", "c.json"], files: ["c.json": #"{"webhooks": {"templates": \#(templates)}}"#])
+        let error = ConfigurationError.loading(file: #"{"webhooks": {"templates": \#(templates)}}"#)
         #expect(error?.key == key, "\(error?.description ?? "no error")")
     }
 
