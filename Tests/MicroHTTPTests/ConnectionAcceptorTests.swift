@@ -23,27 +23,6 @@ struct ConnectionAcceptorTests {
         }
     }
 
-    /// One response from `socket`, read up to the end of its body (`Content-Length`), leaving the
-    /// connection open.
-    static func oneResponse(_ socket: Int32) -> String {
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            if let end = (0..<max(0, received.count - 3)).first(where: {
-                received[$0..<($0 + 4)].elementsEqual([13, 10, 13, 10])
-            }) {
-                let head = String(decoding: received[..<end], as: UTF8.self).lowercased()
-                let length =
-                    head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
-                    .flatMap { Int(String($0.dropFirst("content-length:".count).filter { $0 != " " })) } ?? 0
-                if received.count - end - 4 >= length { return String(decoding: received, as: UTF8.self) }
-            }
-            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { return String(decoding: received, as: UTF8.self) }
-            received += buffer[0..<count]
-        }
-    }
-
     /// Requests on connections the acceptor took are answered, on both pool threads' share.
     @Test func acceptedConnectionsAreServed() throws {
         let server = try Self.server()
@@ -65,7 +44,8 @@ struct ConnectionAcceptorTests {
         defer { server.stop(grace: 0) }
         let open = try RawClient(port: server.port)
         try open.send("GET /first HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(Self.oneResponse(open.socket).hasPrefix("HTTP/1.1 200"))
+        let first = try open.readResponse()
+        #expect(first.status == 200 && first.text == "/first")
         server.stopAccepting()
         server.stopAccepting()
         // Refused, or (when another test's server was given the freed port, or a child being
@@ -142,7 +122,8 @@ struct ConnectionLimitTests {
         for _ in 0..<2 {
             let client = try RawClient(port: server.port)
             try client.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(ConnectionAcceptorTests.oneResponse(client.socket).hasPrefix("HTTP/1.1 200"))
+            let answer = try client.readResponse()
+            #expect(answer.status == 200 && answer.text == marker)
             open.append(client)
         }
         for _ in 0..<5 {

@@ -138,7 +138,8 @@ struct EventLoopStallTests {
     /// Without it, on the libmicrohttpd that has the bug, none is while nothing else happens on
     /// the server (two seconds watched: an absence; a slower machine only serves less), and all
     /// are once something does (a new connection): the test above would fail without the watch.
-    @Test(.enabled(if: HTTPServer.libraryVersion == "0.9.75")) func nextRequestsStallWithoutTheWatch() throws {
+    @Test(.enabled(if: HTTPServer.libraryVersion == "0.9.75", "the stall is libmicrohttpd 0.9.75's"))
+    func nextRequestsStallWithoutTheWatch() throws {
         let server = try Server(watching: false)
         var connections: [RawClient] = []
         let clients = try Self.stalledFanOut(server, keeping: &connections)

@@ -9,69 +9,6 @@ import Testing
 /// through rises in two presentations.
 @Suite("Interpolation against the server")
 struct InterpolationCrossCheckTests {
-    /// 40 instants in [start, start + duration): the start itself, then irregular ones (a fixed
-    /// pseudo-random sequence, so a failure repeats), in order.
-    static func instants(_ animation: Animation, seed: UInt64) -> [Double] {
-        var state = seed
-        var fractions: [Double] = [0]
-        while fractions.count < 40 {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            fractions.append(Double(state >> 11) / Double(1 << 53))
-        }
-        return fractions.sorted().map { animation.start + animation.duration * $0 }
-    }
-
-    /// Moves the clock to each instant and compares; answers how many instants it compared.
-    static func crossCheck(
-        _ snapshot: Overlay, client: OverlayClient, seed: UInt64, sourceLocation: SourceLocation = #_sourceLocation
-    ) async throws -> Int {
-        let animation = try #require(snapshot.animation, sourceLocation: sourceLocation)
-        var seen = Set<Double>()
-        var compared = 0
-        for instant in instants(animation, seed: seed) {
-            _ = try await client.setClock(to: instant)
-            let actual = try await client.overlay()
-            let expected = snapshot.at(instant)
-            let differences = try Self.differences(expected, actual)
-            #expect(differences.isEmpty, "at \(instant): \(differences)", sourceLocation: sourceLocation)
-            switch animation.property {
-            case .alpha: seen.insert(actual.alpha)
-            case .labelOffset: seen.insert(actual.label?.frame.y ?? 0)
-            default: seen.insert(actual.contentOffset)
-            }
-            compared += 1
-        }
-        // The instants were inside the animation: the value moved at nearly every one.
-        #expect(seen.count >= 35, "only \(seen.count) distinct values", sourceLocation: sourceLocation)
-        return compared
-    }
-
-    /// Every member of the two overlays: numbers within 1e-9, everything else equal.
-    static func differences(_ expected: Overlay, _ actual: Overlay) throws -> [String] {
-        let encoder = JSONEncoder()
-        let left = try JSONSerialization.jsonObject(with: encoder.encode(expected))
-        let right = try JSONSerialization.jsonObject(with: encoder.encode(actual))
-        var found: [String] = []
-        compare(left, right, path: "", into: &found)
-        return found
-    }
-
-    private static func compare(_ left: Any, _ right: Any, path: String, into found: inout [String]) {
-        if let left = left as? [String: Any], let right = right as? [String: Any] {
-            for key in Set(left.keys).union(right.keys) {
-                guard let l = left[key], let r = right[key] else {
-                    found.append("\(path).\(key) in only one")
-                    continue
-                }
-                compare(l, r, path: "\(path).\(key)", into: &found)
-            }
-        } else if let left = left as? NSNumber, let right = right as? NSNumber {
-            if abs(left.doubleValue - right.doubleValue) > 1e-9 { found.append("\(path): \(left) ≠ \(right)") }
-        } else if "\(left)" != "\(right)" {
-            found.append("\(path): \(left) ≠ \(right)")
-        }
-    }
-
     /// Slide-in, rotation out and in, hide: a message with a progress bar on the default server.
     @Test func slideRotationHide() async throws {
         let server = try await ServerProcess.start(["--clock", "manual", "--ephemeral"])
@@ -82,25 +19,25 @@ struct InterpolationCrossCheckTests {
         let slideIn = try await client.overlay()
         #expect(slideIn.phase == .showing)
         #expect(slideIn.progressBar != nil)
-        compared += try await Self.crossCheck(slideIn, client: client, seed: 1)
+        compared += try await crossCheck(slideIn, client: client, seed: 1)
 
         _ = try await client.setClock(to: 0.3)
         let rotatingOut = try await client.orientation(.landscapeLeft)
         #expect(rotatingOut.phase == .rotatingOut)
         #expect(rotatingOut.animation?.property == .alpha)
-        compared += try await Self.crossCheck(rotatingOut, client: client, seed: 2)
+        compared += try await crossCheck(rotatingOut, client: client, seed: 2)
 
         _ = try await client.setClock(to: 0.7)
         let rotatingIn = try await client.overlay()
         #expect(rotatingIn.phase == .rotatingIn)
         #expect(rotatingIn.orientation == .landscapeLeft)
-        compared += try await Self.crossCheck(rotatingIn, client: client, seed: 3)
+        compared += try await crossCheck(rotatingIn, client: client, seed: 3)
 
         _ = try await client.setClock(to: 1.25)
         let hiding = try await client.overlay()
         #expect(hiding.phase == .hiding)
         #expect(hiding.animation == Animation(property: .contentOffset, from: 0, to: -20, start: 1.25, duration: 0.25))
-        compared += try await Self.crossCheck(hiding, client: client, seed: 4)
+        compared += try await crossCheck(hiding, client: client, seed: 4)
         #expect(compared == 160)
     }
 
@@ -119,7 +56,7 @@ struct InterpolationCrossCheckTests {
         let bar = try #require(hiding.statusBar)
         #expect(bar.hidden)
         #expect(bar.animation == Animation(property: .offset, from: 0, to: -20, start: 0.5, duration: 0.25))
-        var compared = try await Self.crossCheck(hiding, client: client, seed: 6)
+        var compared = try await crossCheck(hiding, client: client, seed: 6)
         // Past the end: the server's bar has slid out and is hidden, as `at` has it too.
         _ = try await client.setClock(to: 1)
         let slid = try await client.overlay()
@@ -134,7 +71,7 @@ struct InterpolationCrossCheckTests {
         #expect(showing.held == false)
         #expect(showing.phase == .showing)
         #expect(showing.statusBar?.animation?.property == .alpha)
-        compared += try await Self.crossCheck(showing, client: client, seed: 7)
+        compared += try await crossCheck(showing, client: client, seed: 7)
         #expect(compared == 80)
     }
 
@@ -150,7 +87,7 @@ struct InterpolationCrossCheckTests {
         #expect(
             fadeIn.animation
                 == Animation(property: .alpha, from: 0, to: 1, start: 3.5, duration: 0.25, curve: .easeInOut))
-        #expect(try await Self.crossCheck(fadeIn, client: client, seed: 5) == 40)
+        #expect(try await crossCheck(fadeIn, client: client, seed: 5) == 40)
     }
 
     /// A rise (`messageChange: rise`): both labels from the one snapshot taken at its start, in
@@ -170,6 +107,6 @@ struct InterpolationCrossCheckTests {
         #expect(rising.animation?.curve == .easeInOut)
         #expect(rising.outgoing?.text == "Uploading")
         #expect(rising.label?.text == "Uploaded")
-        #expect(try await Self.crossCheck(rising, client: client, seed: 8) == 40)
+        #expect(try await crossCheck(rising, client: client, seed: 8) == 40)
     }
 }

@@ -5,28 +5,6 @@ import Testing
 /// `Overlay.at(_:)` and the animation descriptor, with time passed in.
 @Suite("Interpolation")
 struct InterpolationTests {
-    /// An overlay on an ipad in portrait, message shown, with `animation` and a progress bar.
-    static func overlay(
-        animation: Animation?, contentOffset: Double = 0, alpha: Double = 1,
-        position: Overlay.ProgressBar.Position = .bottom
-    ) -> Overlay {
-        let barY: Double
-        switch position {
-        case .top: barY = contentOffset
-        case .center: barY = contentOffset + 9
-        default: barY = contentOffset + 18
-        }
-        return Overlay(
-            version: 4, now: animation?.start ?? 0, phase: .showing, orientation: .portrait, rotation: 0,
-            device: "ipad", frame: Rect(x: 0, y: 0, width: 768, height: 20), contentOffset: contentOffset,
-            alpha: alpha, message: Message(id: 1, kind: .progress, text: "Downloading", progress: 0.5, state: .showing),
-            label: Overlay.Label(text: "Downloading", frame: Rect(x: 30, y: contentOffset, width: 708, height: 20)),
-            style: Overlay.Style(background: "#007AFF", foreground: "#FFFFFF"),
-            progressBar: Overlay.ProgressBar(
-                progress: 0.5, position: position, frame: Rect(x: 0, y: barY, width: 384, height: 2)),
-            animation: animation)
-    }
-
     static let slideIn = Animation(property: .contentOffset, from: -20, to: 0, start: 1, duration: 0.25)
 
     /// A slide-in moves contentOffset, the label and the bar, linearly; alpha stays 1.
@@ -34,7 +12,7 @@ struct InterpolationTests {
         (1.0, -20.0), (1.0625, -15.0), (1.125, -10.0), (1.2, -4.0), (1.25, 0.0), (7.0, 0.0), (0.5, -20.0),
     ])
     func slide(time: Double, contentOffset: Double) {
-        let overlay = Self.overlay(animation: Self.slideIn, contentOffset: -20).at(time)
+        let overlay = Overlay.sample(animation: Self.slideIn, contentOffset: -20).at(time)
         #expect(abs(overlay.contentOffset - contentOffset) < 1e-12)
         #expect(overlay.alpha == 1)
         #expect(overlay.label?.frame.y == overlay.contentOffset)
@@ -50,14 +28,14 @@ struct InterpolationTests {
     /// The bar follows contentOffset wherever it sits.
     @Test(arguments: [(Overlay.ProgressBar.Position.top, 0.0), (.center, 9.0), (.bottom, 18.0)])
     func progressBarPositions(position: Overlay.ProgressBar.Position, below: Double) {
-        let overlay = Self.overlay(animation: Self.slideIn, contentOffset: -20, position: position).at(1.125)
+        let overlay = Overlay.sample(animation: Self.slideIn, contentOffset: -20, position: position).at(1.125)
         #expect(overlay.progressBar?.frame.y == -10 + below)
     }
 
     /// A fade moves alpha; contentOffset is 0.
     @Test func fade() {
         let fadeOut = Animation(property: .alpha, from: 0.8, to: 0, start: 2, duration: 0.32)
-        let overlay = Self.overlay(animation: fadeOut, alpha: 0.8)
+        let overlay = Overlay.sample(animation: fadeOut, alpha: 0.8)
         #expect(abs(overlay.at(2.08).alpha - 0.6) < 1e-12)
         #expect(overlay.at(2.08).contentOffset == 0)
         #expect(overlay.at(2.08).label?.frame.y == 0)
@@ -67,7 +45,7 @@ struct InterpolationTests {
 
     /// Without an animation only `now` moves.
     @Test func still() {
-        let overlay = Self.overlay(animation: nil)
+        let overlay = Overlay.sample(animation: nil)
         var expected = overlay
         expected.now = 12.5
         #expect(overlay.at(12.5) == expected)
@@ -76,7 +54,7 @@ struct InterpolationTests {
 
     /// Times are whole nanoseconds, as on the server: a time rounds to its nanosecond first.
     @Test func nanoseconds() {
-        let overlay = Self.overlay(animation: Self.slideIn, contentOffset: -20)
+        let overlay = Overlay.sample(animation: Self.slideIn, contentOffset: -20)
         #expect(overlay.at(1.1250000004).contentOffset == overlay.at(1.125).contentOffset)
         #expect(overlay.at(1.1250000004).now == 1.125)
         #expect(Self.slideIn.isRunning(at: 1.249_999_999))
@@ -135,7 +113,7 @@ struct InterpolationTests {
         #expect(slideOut.at(3.125).alpha == 1)
         #expect(slideOut.at(3.25).offset == -20)
         #expect(slideOut.at(3.25).alpha == 0)
-        var overlay = Self.overlay(animation: nil)
+        var overlay = Overlay.sample(animation: nil)
         overlay.statusBar = slide
         #expect(overlay.at(3.0625).statusBar?.offset == -15)
         #expect(overlay.isAnimating(at: 3.1))
@@ -146,7 +124,7 @@ struct InterpolationTests {
     @Test func degenerate() {
         #expect(Animation(property: .alpha, from: 0, to: 1, start: 5, duration: 0).value(at: 4) == 1)
         let unknown = Animation(property: "scale", from: 0, to: 1, start: 0, duration: 1)
-        let overlay = Self.overlay(animation: unknown, contentOffset: -3, alpha: 0.7).at(0.5)
+        let overlay = Overlay.sample(animation: unknown, contentOffset: -3, alpha: 0.7).at(0.5)
         #expect(overlay.contentOffset == -3)
         #expect(overlay.alpha == 0.7)
         let huge = Animation(property: .alpha, from: 0, to: 1, start: 0, duration: 1e300)

@@ -30,7 +30,7 @@ struct PresentationCrossCheckTests {
         #expect(bounce.accessory?.kind == .icon)
         #expect(bounce.subtitle?.text == "photos.zip")
         #expect((bounce.label?.textWidth ?? 0) > 0)
-        var compared = try await InterpolationCrossCheckTests.crossCheck(bounce, client: client, seed: 5)
+        var compared = try await crossCheck(bounce, client: client, seed: 5)
 
         _ = try await client.setClock(to: 1)
         let wide = try await client.presentation("fullWidth")
@@ -43,7 +43,7 @@ struct PresentationCrossCheckTests {
         let hiding = try await client.overlay()
         #expect(hiding.phase == .hiding)
         #expect(hiding.touch == held.touch)
-        compared += try await InterpolationCrossCheckTests.crossCheck(hiding, client: client, seed: 6)
+        compared += try await crossCheck(hiding, client: client, seed: 6)
         #expect(compared == 80)
         _ = try await client.setClock(to: 2)
         #expect(try await client.overlay().touch == nil)

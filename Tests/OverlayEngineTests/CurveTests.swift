@@ -6,20 +6,6 @@ import Testing
 /// animation's descriptor (MODEL §5's `animation`).
 @Suite("Curves and the animation descriptor (MODEL §4)")
 struct CurveTests {
-    /// Core Animation's ease-in-ease-out: the cubic Bézier (0,0) (0.42,0) (0.58,1) (1,1), solved here
-    /// independently by Newton's method on x(t).
-    static func easeInOut(_ x: Double) -> Double {
-        func bezier(_ t: Double, _ p1: Double, _ p2: Double) -> Double {
-            3 * (1 - t) * (1 - t) * t * p1 + 3 * (1 - t) * t * t * p2 + t * t * t
-        }
-        func slope(_ t: Double, _ p1: Double, _ p2: Double) -> Double {
-            3 * (1 - t) * (1 - t) * p1 + 6 * (1 - t) * t * (p2 - p1) + 3 * t * t * (1 - p2)
-        }
-        var t = x
-        for _ in 0..<50 { t -= (bezier(t, 0.42, 0.58) - x) / slope(t, 0.42, 0.58) }
-        return bezier(t, 0, 1)
-    }
-
     /// Linear is the default and is the identity, clamped to 0...1.
     @Test func linear() {
         #expect(EngineConfiguration().curve == .linear)
@@ -43,7 +29,7 @@ struct CurveTests {
     /// easeInOut matches the Bézier at sample points: slow at the ends, fast in the middle.
     @Test(arguments: [0.05, 0.1, 0.25, 0.4, 0.6, 0.75, 0.9, 0.95])
     func easeInOutValues(x: Double) {
-        #expect(isClose(Curve.easeInOut.value(at: x), Self.easeInOut(x)))
+        #expect(isClose(Curve.easeInOut.value(at: x), bezierEaseInOut(x)))
     }
 
     /// easeInOut at a quarter of the time has covered about 12.9 % of the way (the Bézier's value).
@@ -65,7 +51,7 @@ struct CurveTests {
         var engine = makeEngine { $0.curve = .easeInOut }
         try engine.posted(.message("a"), at: .seconds(0))
         let quarter = engine.overlay(at: .seconds(0.0625))
-        #expect(isClose(quarter.contentOffset, -20 + 20 * Self.easeInOut(0.25)))
+        #expect(isClose(quarter.contentOffset, -20 + 20 * bezierEaseInOut(0.25)))
         #expect(isClose(engine.overlay(at: .seconds(0.125)).contentOffset, -10))
         #expect(engine.overlay(at: .seconds(0.25)).contentOffset == 0)
         #expect(quarter.curve == .easeInOut)
@@ -77,8 +63,8 @@ struct CurveTests {
         var engine = makeEngine { $0.curve = .easeInOut }
         try engine.posted(.message("a"), at: .seconds(0))
         engine.changeOrientation(to: .landscapeLeft, at: .seconds(1))
-        #expect(isClose(engine.overlay(at: .seconds(1.1)).alpha, 1 - Self.easeInOut(0.25)))
-        #expect(isClose(engine.overlay(at: .seconds(1.5)).alpha, Self.easeInOut(0.25)))
+        #expect(isClose(engine.overlay(at: .seconds(1.1)).alpha, 1 - bezierEaseInOut(0.25)))
+        #expect(isClose(engine.overlay(at: .seconds(1.5)).alpha, bezierEaseInOut(0.25)))
     }
 
     /// The descriptor is the running phase's animation: property, from, to, start and duration;

@@ -6,18 +6,12 @@ import Testing
 /// `expired`; once shown it no longer applies.
 @Suite("Expiring messages")
 struct ExpiryTests {
-    static func expiring(_ text: String, after seconds: Double, kind: MessageKind? = nil) -> MessageInput {
-        var input = MessageInput.message(text, kind: kind)
-        input.expires = .seconds(seconds)
-        return input
-    }
-
     /// Waiting behind a sticky message from 1, it expires at 6 exactly: ended, in the history,
     /// out of the queue, one version.
     @Test func aWaitingMessageExpires() throws {
         var engine = makeEngine()
         try engine.posted(.message("upload", kind: .sending), at: .zero)
-        let queued = try engine.posted(Self.expiring("b", after: 5), at: .seconds(1))
+        let queued = try engine.posted(MessageInput.expiring("b", after: 5), at: .seconds(1))
         #expect(queued.state == .queued && queued.expiresAt == .seconds(6))
         #expect(engine.nextDeadline == .seconds(6))
         engine.advance(to: .seconds(5.999_999_999))
@@ -36,7 +30,7 @@ struct ExpiryTests {
     @Test func countedFromJoining() throws {
         var engine = makeEngine()
         try engine.posted(.message("upload", kind: .sending), at: .zero)
-        var input = Self.expiring("later", after: 5)
+        var input = MessageInput.expiring("later", after: 5)
         input.delay = .seconds(10)
         let scheduled = try engine.posted(input, at: .zero)
         #expect(scheduled.expiresAt == nil)
@@ -51,13 +45,13 @@ struct ExpiryTests {
     /// A message shown at once, or shown before it would expire, is never `expired` by it.
     @Test func noEffectOnceShown() throws {
         var engine = makeEngine()
-        try engine.posted(Self.expiring("a", after: 1), at: .zero)
+        try engine.posted(MessageInput.expiring("a", after: 1), at: .zero)
         #expect(engine.current?.expiresAt == nil)
         engine.advance(to: .seconds(2.75))
         #expect(engine.message(id: 1)?.state == .done)
 
         // Shown, then put back by an immediate one: it waits again, past its expiry, and shows.
-        try engine.posted(Self.expiring("upload", after: 2, kind: .sending), at: .seconds(10))
+        try engine.posted(MessageInput.expiring("upload", after: 2, kind: .sending), at: .seconds(10))
         try engine.posted(.message("urgent", immediate: true), at: .seconds(11))
         #expect(engine.queue.first?.text == "upload" && engine.queue.first?.hasBeenShown == true)
         engine.advance(to: .seconds(13.5))
@@ -69,7 +63,7 @@ struct ExpiryTests {
     @Test func expiryWinsATie() throws {
         var engine = makeEngine()
         try engine.posted(.message("a"), at: .zero)
-        try engine.posted(Self.expiring("b", after: 1.75), at: .seconds(1))
+        try engine.posted(MessageInput.expiring("b", after: 1.75), at: .seconds(1))
         engine.advance(to: .seconds(2.75))
         #expect(engine.message(id: 2)?.state == .expired)
         #expect(engine.message(id: 1)?.state == .done)
@@ -97,7 +91,7 @@ struct ExpiryTests {
     @Test func expiresRules() {
         var engine = makeEngine()
         for seconds in [0, -3, 604_800.5] {
-            #expect(engine.post(Self.expiring("x", after: seconds), at: .zero).value.refusedField == "expires")
+            #expect(engine.post(MessageInput.expiring("x", after: seconds), at: .zero).value.refusedField == "expires")
         }
         #expect(engine.nextID == 1)
     }
@@ -108,7 +102,7 @@ struct ExpiryTests {
         try engine.posted(.message("upload", kind: .sending), at: .zero)
         let lengths = [9.0, 3, 7, 1, 5]
         for (offset, seconds) in lengths.enumerated() {
-            try engine.posted(Self.expiring("m\(offset)", after: seconds), at: .seconds(1))
+            try engine.posted(MessageInput.expiring("m\(offset)", after: seconds), at: .seconds(1))
         }
         var ended: [Int64] = []
         for time in stride(from: 1.0, through: 11, by: 1) {

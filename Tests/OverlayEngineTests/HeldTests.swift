@@ -7,13 +7,6 @@ import Testing
 /// its containers as messages come and go, must equal a walk over them after any event.
 @Suite("Held messages")
 struct HeldTests {
-    /// What a walk over the queue, the schedule, the history and the shown message finds.
-    static func walked(_ engine: OverlayEngine) -> (messages: Int, textBytes: Int) {
-        var messages = Array(engine.queue) + Array(engine.scheduledMessages) + Array(engine.history)
-        if let shown = engine.current, !shown.state.hasEnded { messages.append(shown) }
-        return (messages.count, messages.reduce(0) { $0 + $1.textBytes })
-    }
-
     static let texts = ["a", "Sending…", "é", "😀😀", "Uploading the report", "x \u{301}"]
 
     /// Two thousand events of every kind (taps among them, which a message keeps and takes with it
@@ -55,7 +48,7 @@ struct HeldTests {
             default: engine.advance(to: now)
             }
             let held = engine.held
-            let walked = Self.walked(engine)
+            let walked = engine.walked
             #expect(held.messages == walked.messages && held.textBytes == walked.textBytes, "step \(step)")
             if held.messages != walked.messages || held.textBytes != walked.textBytes { return }
         }
@@ -68,7 +61,7 @@ struct HeldTests {
         engine.advance(to: .seconds(1.3))
         #expect(engine.phase == .hiding && engine.current?.state == .done)
         #expect(engine.held.messages == 1 && engine.held.textBytes == 3)
-        #expect(Self.walked(engine) == (1, 3))
+        #expect(engine.walked == (1, 3))
     }
 
     /// A restored engine counts what it was given, and a message's strings count in bytes.
@@ -82,6 +75,6 @@ struct HeldTests {
             history: [], devices: [:]
         ).value
         #expect(restored.held.messages == 2 && restored.held.textBytes == 10 + 6)
-        #expect(Self.walked(restored) == (2, 16))
+        #expect(restored.walked == (2, 16))
     }
 }

@@ -6,23 +6,17 @@ import Testing
 /// never preempts the shown message, and a sticky message put back stays at the head.
 @Suite("Message priorities")
 struct PriorityTests {
-    static func ranked(_ text: String, _ priority: Priority?, kind: MessageKind? = nil) -> MessageInput {
-        var input = MessageInput.message(text, kind: kind)
-        input.priority = priority
-        return input
-    }
-
     /// Behind a shown sticky message: max, then high (the explicit one and `failed`'s default,
     /// in the order they joined), then default, then low. The max one waits: no preemption.
     @Test func higherFirstThenByJoining() throws {
         var engine = makeEngine()
         try engine.posted(.message("upload", kind: .sending), at: .zero)
-        try engine.posted(Self.ranked("info", nil), at: .seconds(1))
-        try engine.posted(Self.ranked("high", .high), at: .seconds(2))
-        try engine.posted(Self.ranked("failed", nil, kind: .failed), at: .seconds(3))
-        try engine.posted(Self.ranked("max", .max), at: .seconds(4))
-        try engine.posted(Self.ranked("low", .low), at: .seconds(5))
-        try engine.posted(Self.ranked("min", .min), at: .seconds(6))
+        try engine.posted(MessageInput.ranked("info", nil), at: .seconds(1))
+        try engine.posted(MessageInput.ranked("high", .high), at: .seconds(2))
+        try engine.posted(MessageInput.ranked("failed", nil, kind: .failed), at: .seconds(3))
+        try engine.posted(MessageInput.ranked("max", .max), at: .seconds(4))
+        try engine.posted(MessageInput.ranked("low", .low), at: .seconds(5))
+        try engine.posted(MessageInput.ranked("min", .min), at: .seconds(6))
         #expect(engine.current?.text == "upload")
         #expect(engine.queue.map(\.text) == ["max", "high", "failed", "info", "low", "min"])
         #expect(engine.queue.map(\.priority.rawValue) == [5, 4, 4, 3, 2, 1])
@@ -37,7 +31,7 @@ struct PriorityTests {
         try engine.posted(.message("upload", kind: .sending), at: .zero)
         try engine.posted(.message("info"), at: .seconds(1))
         try engine.posted(.message("failed", kind: .failed), at: .seconds(2))
-        try engine.posted(Self.ranked("sent", .min, kind: .sent), at: .seconds(3))
+        try engine.posted(MessageInput.ranked("sent", .min, kind: .sent), at: .seconds(3))
         #expect(engine.queue.map(\.text) == ["failed", "info", "sent"])
     }
 
@@ -45,9 +39,9 @@ struct PriorityTests {
     /// and stays ahead of later arrivals of any priority.
     @Test func putBackStaysAtTheHead() throws {
         var engine = makeEngine()
-        try engine.posted(Self.ranked("upload", .min, kind: .sending), at: .zero)
+        try engine.posted(MessageInput.ranked("upload", .min, kind: .sending), at: .zero)
         try engine.posted(.message("urgent", kind: .sent, immediate: true), at: .seconds(1))
-        try engine.posted(Self.ranked("max", .max), at: .seconds(1.5))
+        try engine.posted(MessageInput.ranked("max", .max), at: .seconds(1.5))
         #expect(engine.queue.map(\.text) == ["upload", "max"])
         engine.advance(to: .seconds(3))
         #expect(engine.current?.text == "upload")
@@ -60,11 +54,11 @@ struct PriorityTests {
         var engine = makeEngine()
         try engine.posted(.message("upload", kind: .sending), at: .zero)
         for text in ["a", "b", "c"] { try engine.posted(.message(text), at: .seconds(1)) }
-        try engine.patched(4, Self.ranked("c", .high), at: .seconds(2))
+        try engine.patched(4, MessageInput.ranked("c", .high), at: .seconds(2))
         #expect(engine.queue.map(\.text) == ["c", "a", "b"])
-        try engine.patched(2, Self.ranked("a", .high), at: .seconds(2))
+        try engine.patched(2, MessageInput.ranked("a", .high), at: .seconds(2))
         #expect(engine.queue.map(\.text) == ["a", "c", "b"])
-        try engine.patched(2, Self.ranked("a", .default), at: .seconds(2))
+        try engine.patched(2, MessageInput.ranked("a", .default), at: .seconds(2))
         #expect(engine.queue.map(\.text) == ["c", "a", "b"])
         // b becomes a failure: failed's priority, ahead of c too, which joined after it.
         try engine.patched(3, MessageInput(kind: .failed), at: .seconds(3))

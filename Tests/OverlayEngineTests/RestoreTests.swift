@@ -8,45 +8,6 @@ import Testing
 /// (and those every later event returns) say what a store must write.
 @Suite("Restore")
 struct RestoreTests {
-    /// What a store kept of an engine and hands back at start-up.
-    struct Stored {
-        var state: EngineState
-        var live: [Message]
-        var history: [Message]
-    }
-
-    /// What a store keeps of `engine`: the live messages in the store's order (by `queueOrder`),
-    /// the history oldest first, each message with only the fields a store keeps.
-    static func stored(_ engine: OverlayEngine, version: UInt64? = nil, nextID: Int64? = nil) -> Stored {
-        func roundTrip(_ message: Message) -> Message {
-            var stored = Message(
-                id: message.id, kind: message.kind, text: message.text, state: message.state,
-                postedAt: message.postedAt)
-            stored.progress = message.progress
-            stored.duration = message.duration
-            stored.immediate = message.immediate
-            stored.key = message.key
-            stored.endedAt = message.endedAt
-            stored.queueOrder = message.queueOrder
-            return stored
-        }
-        var state = engine.state
-        state.version = version ?? state.version
-        state.nextID = nextID ?? state.nextID
-        return Stored(
-            state: state, live: engine.liveMessages.map(roundTrip).sorted { $0.queueOrder < $1.queueOrder },
-            history: engine.history.map(roundTrip))
-    }
-
-    /// `restored(…)` of `stored`, with its changes.
-    static func restore(
-        _ stored: Stored, configuration: EngineConfiguration = EngineConfiguration(), now: Instant = .zero
-    ) -> Applied<OverlayEngine> {
-        OverlayEngine.restored(
-            configuration: configuration, state: stored.state, live: stored.live, history: stored.history,
-            devices: Dictionary(uniqueKeysWithValues: DeviceProfile.builtIn.map { ($0.name, $0) }), now: now)
-    }
-
     /// The shown message is shown again from the start of the show animation: phase `showing`,
     /// contentOffset −h, state `showing`, no timer yet; its display time starts when the slide ends.
     @Test func shownMessageShowsAgainFromTheStart() throws {
@@ -58,7 +19,7 @@ struct RestoreTests {
 
         let now = Instant.seconds(7.5)
         let engine = OverlayEngine(
-            configuration: EngineConfiguration(), restoring: RestoreTests.stored(before), now: now)
+            configuration: EngineConfiguration(), restoring: StoredEngine(before), now: now)
         #expect(engine.now == now)
         #expect(engine.phase == .showing)
         #expect(engine.transition == .contentOffset(from: -20, to: 0, start: 7.5, duration: 0.25))
@@ -99,7 +60,7 @@ struct RestoreTests {
         before.advance(to: .seconds(1))
         var configuration = EngineConfiguration()
         configuration.showStyle = .fade
-        let engine = OverlayEngine(configuration: configuration, restoring: RestoreTests.stored(before), now: .zero)
+        let engine = OverlayEngine(configuration: configuration, restoring: StoredEngine(before), now: .zero)
         #expect(engine.phase == .showing)
         let overlay = engine.overlay(at: .zero)
         #expect(overlay.alpha == 0)
@@ -116,7 +77,7 @@ struct RestoreTests {
         #expect(before.phase == .hiding)
         try before.posted(.message("b"), at: .seconds(1.3))
         let engine = OverlayEngine(
-            configuration: EngineConfiguration(), restoring: RestoreTests.stored(before), now: .zero)
+            configuration: EngineConfiguration(), restoring: StoredEngine(before), now: .zero)
         #expect(engine.liveMessages.map(\.id) == [2])
         #expect(engine.phase == .showing)
         #expect(engine.message(id: 1)?.state == .done)
@@ -135,7 +96,7 @@ struct RestoreTests {
         #expect(before.liveMessages.map(\.text) == ["urgent", "sticky", "c", "b"])
         #expect(before.queue.first?.queueOrder ?? 0 < before.queue.last?.queueOrder ?? 0)
 
-        var state = RestoreTests.stored(before)
+        var state = StoredEngine(before)
         for order in [state.live, state.live.reversed(), state.live.shuffled()] {
             state.live = order
             let engine = OverlayEngine(configuration: EngineConfiguration(), restoring: state, now: .zero)
@@ -152,7 +113,7 @@ struct RestoreTests {
         try engine.posted(.message("urgent 2", kind: .sent, immediate: true), at: .seconds(0.4))
         let expected = ["urgent 2", "sticky", "c", "b", "tail"]
         #expect(engine.liveMessages.map(\.text) == expected)
-        var second = RestoreTests.stored(engine)
+        var second = StoredEngine(engine)
         second.live.reverse()
         let again = OverlayEngine(configuration: EngineConfiguration(), restoring: second, now: .seconds(2))
         #expect(again.liveMessages.map(\.text) == expected)
@@ -165,7 +126,7 @@ struct RestoreTests {
         try before.posted(.message("Downloading…", kind: .progress, progress: 0.25, key: "dl-7"), at: .seconds(0))
         try before.posted(.message("later", kind: .sent, duration: 42.5), at: .seconds(0))
         var engine = OverlayEngine(
-            configuration: EngineConfiguration(), restoring: RestoreTests.stored(before), now: .zero)
+            configuration: EngineConfiguration(), restoring: StoredEngine(before), now: .zero)
         let restored = engine.liveMessages
         #expect(restored.map(\.kind) == [.progress, .sent])
         #expect(restored.map(\.progress) == [0.25, nil])
@@ -185,7 +146,7 @@ struct RestoreTests {
     @Test func idsAndVersionsContinue() throws {
         var before = makeEngine()
         try before.posted(.message("a"), at: .seconds(0))
-        let state = RestoreTests.stored(before, version: 100_007, nextID: 1_005)
+        let state = StoredEngine(before, version: 100_007, nextID: 1_005)
         var engine = OverlayEngine(configuration: EngineConfiguration(), restoring: state, now: .zero)
         #expect(engine.version == 100_008)
         #expect(engine.nextID == 1_005)
@@ -193,13 +154,13 @@ struct RestoreTests {
         #expect(posted.id == 1_005)
         #expect(engine.version == 100_009)
 
-        var empty = RestoreTests.stored(makeEngine(), version: 500, nextID: 9)
+        var empty = StoredEngine(makeEngine(), version: 500, nextID: 9)
         empty.live = []
         let idle = OverlayEngine(configuration: EngineConfiguration(), restoring: empty, now: .seconds(3))
         #expect(idle.version == 500)
         #expect(idle.phase == .hidden)
         #expect(idle.nextDeadline == nil)
-        #expect(RestoreTests.restore(empty, now: .seconds(3)).changes.isEmpty)
+        #expect(empty.restore(now: .seconds(3)).changes.isEmpty)
     }
 
     /// Orientation and device come back; an unknown device (nil) leaves the configured one.
@@ -208,7 +169,7 @@ struct RestoreTests {
         before.changeOrientation(to: .landscapeRight, at: .seconds(0))
         before.changeDevice(to: .iphone, at: .seconds(0))
         try before.posted(.message("a"), at: .seconds(0))
-        var state = RestoreTests.stored(before)
+        var state = StoredEngine(before)
         let engine = OverlayEngine(configuration: EngineConfiguration(), restoring: state, now: .zero)
         #expect(engine.orientation == .landscapeRight)
         #expect(engine.device == .iphone)
@@ -229,7 +190,7 @@ struct RestoreTests {
         try before.posted(.message("Sending…", kind: .sending), at: .seconds(0))
         before.advance(to: .seconds(250))
         var engine = OverlayEngine(
-            configuration: EngineConfiguration(), restoring: RestoreTests.stored(before), now: .seconds(1))
+            configuration: EngineConfiguration(), restoring: StoredEngine(before), now: .seconds(1))
         engine.advance(to: .seconds(1.25))
         #expect(engine.nextDeadline == .seconds(301.25))
         engine.advance(to: .seconds(301.25))
@@ -246,7 +207,7 @@ struct RestoreTests {
         try before.posted(.message("queued"), at: .seconds(60))
         try before.deleted(7, at: .seconds(60.1))
         #expect(before.history.map(\.id) == [1, 2, 3, 4, 5, 7])
-        let state = RestoreTests.stored(before)
+        let state = StoredEngine(before)
 
         let all = OverlayEngine(configuration: EngineConfiguration(), restoring: state, now: .zero)
         #expect(all.history.map(\.id) == [1, 2, 3, 4, 5, 7])
@@ -257,7 +218,7 @@ struct RestoreTests {
 
         var small = EngineConfiguration()
         small.historySize = 3
-        let restored = RestoreTests.restore(state, configuration: small)
+        let restored = state.restore(configuration: small)
         let bounded = restored.value
         #expect(bounded.history.map(\.id) == [4, 5, 7])
         #expect(bounded.message(id: 1) == nil)
@@ -280,7 +241,7 @@ struct RestoreTests {
         try before.posted(.message("d", duration: 1), at: .seconds(0))
         var small = EngineConfiguration()
         small.historySize = 2
-        let restored = RestoreTests.restore(RestoreTests.stored(before, nextID: 10), configuration: small)
+        let restored = StoredEngine(before, nextID: 10).restore(configuration: small)
         var engine = restored.value
         #expect(Set(restored.changes.messages) == [1, 2, 3, 4])
         #expect(restored.changes.versionMoved)
@@ -311,12 +272,5 @@ struct RestoreTests {
         #expect(engine.message(id: 1) == nil)
         // Time alone, with no deadline reached, changes nothing.
         #expect(engine.advance(to: .seconds(3.3)).isEmpty)
-    }
-}
-
-extension OverlayEngine {
-    /// The engine `restored(…)` from `stored`, without its changes.
-    init(configuration: EngineConfiguration, restoring stored: RestoreTests.Stored, now: Instant) {
-        self = RestoreTests.restore(stored, configuration: configuration, now: now).value
     }
 }

@@ -2,13 +2,6 @@ import Testing
 
 @testable import OverlayEngine
 
-extension Transition {
-    /// A rise as `GET /overlay` describes it: the incoming label's offset from Hc to 0.
-    static func rise(from distance: Double, start: Double, duration: Double = 0.6) -> Transition {
-        Transition(property: .labelOffset, from: distance, to: 0, start: .seconds(start), length: .seconds(duration))
-    }
-}
-
 /// MTStatusBarOverlay's rise (docs/MODEL.md §14) on the default ipad (statusBar, h = Hc = 20) in
 /// portrait: "a" (1 s) is posted at 0, shown 0 → 0.25 and displayed 0.25 → 1.25; "b" (info,
 /// 2.5 s) waits, and rises in 1.25 → 1.85, where its time starts.
@@ -212,7 +205,7 @@ struct RiseTests {
         let engine = try Self.twoMessages()
         var rising = engine
         rising.advance(to: .seconds(1.4))
-        let stored = RestoreTests.stored(rising)
+        let stored = StoredEngine(rising)
         let exact = OverlayEngine.exactly(
             configuration: rising.configuration, state: stored.state, live: stored.live, history: stored.history,
             devices: [:])
@@ -222,7 +215,7 @@ struct RiseTests {
         #expect(exact.at(1.55).label == rising.at(1.55).label)
         #expect(exact.at(1.55).outgoing?.frame.y == -10)
 
-        let restarted = RestoreTests.restore(stored, configuration: rising.configuration, now: .seconds(9)).value
+        let restarted = stored.restore(configuration: rising.configuration, now: .seconds(9)).value
         #expect(restarted.phase == .showing)
         #expect(restarted.at(9).outgoing == nil)
     }

@@ -27,8 +27,8 @@ struct ScheduleRestoreTests {
     /// first run's zero: the first came due while down and shows, the second is due at 55.
     @Test func timesMoveOntoTheNewClock() throws {
         var engine = makeEngine { $0.wallClockEpoch = Self.epoch }
-        try engine.posted(ScheduleTests.later("soon", delay: 20), at: .seconds(5))
-        try engine.posted(ScheduleTests.later("later", delay: 100), at: .seconds(5))
+        try engine.posted(MessageInput.later("soon", delay: 20), at: .seconds(5))
+        try engine.posted(MessageInput.later("later", delay: 100), at: .seconds(5))
         let restarted = Self.restart(engine, epoch: Self.epoch + 50_000_000_000, now: .zero)
         #expect(restarted.current?.text == "soon" && restarted.current?.state == .showing)
         #expect(restarted.current?.joinedAt == .zero)
@@ -43,7 +43,7 @@ struct ScheduleRestoreTests {
         var engine = makeEngine { $0.wallClockEpoch = Self.epoch }
         try engine.posted(.message("upload", kind: .sending), at: .zero)
         for (text, delay) in [("c", 30.0), ("a", 10), ("b", 20), ("b2", 20), ("z", 500)] {
-            try engine.posted(ScheduleTests.later(text, delay: delay), at: .zero)
+            try engine.posted(MessageInput.later(text, delay: delay), at: .zero)
         }
         let restarted = Self.restart(engine, epoch: Self.epoch + 100_000_000_000, now: .seconds(1))
         #expect(restarted.current?.text == "upload")
@@ -57,8 +57,8 @@ struct ScheduleRestoreTests {
     @Test func expiredWhileDown() throws {
         var engine = makeEngine { $0.wallClockEpoch = Self.epoch }
         try engine.posted(.message("upload", kind: .sending, key: "u"), at: .zero)
-        try engine.posted(ExpiryTests.expiring("short", after: 10), at: .seconds(1))
-        try engine.posted(ExpiryTests.expiring("long", after: 100), at: .seconds(1))
+        try engine.posted(MessageInput.expiring("short", after: 10), at: .seconds(1))
+        try engine.posted(MessageInput.expiring("long", after: 100), at: .seconds(1))
         let restarted = Self.restart(engine, epoch: Self.epoch + 30_000_000_000, now: .zero)
         let short = try #require(restarted.message(id: 2))
         #expect(short.state == .expired && short.endedAt == .zero)
@@ -70,7 +70,7 @@ struct ScheduleRestoreTests {
     /// With the manual clock (no epoch) stored times stay the numbers they were.
     @Test func manualClockKeepsItsNumbers() throws {
         var engine = makeEngine()
-        try engine.posted(ScheduleTests.later("x", delay: 20), at: .seconds(5))
+        try engine.posted(MessageInput.later("x", delay: 20), at: .seconds(5))
         let restarted = Self.restart(engine, epoch: nil, now: .zero)
         #expect(restarted.scheduledMessages.first?.scheduledFor == .seconds(25))
         #expect(restarted.nextDeadline == .seconds(25))
@@ -80,10 +80,10 @@ struct ScheduleRestoreTests {
     /// before the message sent as max); the shown message stays ahead of every priority.
     @Test func prioritiesAfterARestart() throws {
         var engine = makeEngine()
-        try engine.posted(PriorityTests.ranked("upload", .min, kind: .sending), at: .zero)
+        try engine.posted(MessageInput.ranked("upload", .min, kind: .sending), at: .zero)
         try engine.posted(.message("info"), at: .seconds(1))
         try engine.posted(.message("failed", kind: .failed), at: .seconds(2))
-        try engine.posted(PriorityTests.ranked("max", .max), at: .seconds(3))
+        try engine.posted(MessageInput.ranked("max", .max), at: .seconds(3))
         let same = Self.restart(engine, epoch: nil, now: .zero)
         #expect(same.liveMessages.map(\.text) == ["upload", "max", "failed", "info"])
         let changed = Self.restart(engine, epoch: nil, now: .zero) { $0.priorities = [.info: .max] }

@@ -6,23 +6,12 @@ import Testing
 /// joins it as if posted then. Every time here is on the manual clock unless an epoch is set.
 @Suite("Scheduled messages")
 struct ScheduleTests {
-    static func later(
-        _ text: String, delay: Double? = nil, at: ScheduleTime? = nil, key: String? = nil
-    )
-        -> MessageInput
-    {
-        var input = MessageInput.message(text, key: key)
-        input.delay = delay.map { .seconds($0) }
-        input.at = at
-        return input
-    }
-
     /// Scheduled at 1 with a delay of 10: nothing shows, the deadline is its time, and at 11
     /// exactly it shows as a message posted at 11 would.
     @Test func delayedMessageShowsAtItsTime() throws {
         var engine = makeEngine()
         let versionBefore = engine.version
-        let posted = try engine.posted(Self.later("later", delay: 10), at: .seconds(1))
+        let posted = try engine.posted(MessageInput.later("later", delay: 10), at: .seconds(1))
         #expect(posted.state == .scheduled)
         #expect(posted.scheduledFor == .seconds(11))
         #expect(posted.joinedAt == nil)
@@ -48,17 +37,19 @@ struct ScheduleTests {
     /// now shows at once, one more than 7 days ahead is refused, and a calendar time is refused.
     @Test func atOnTheManualClock() throws {
         var engine = makeEngine()
-        #expect(try engine.posted(Self.later("a", at: .number(5)), at: .seconds(2)).scheduledFor == .seconds(5))
-        #expect(try engine.posted(Self.later("b", at: .number(2)), at: .seconds(2)).state == .showing)
-        #expect(try engine.posted(Self.later("c", at: .number(1)), at: .seconds(2)).state == .queued)
+        #expect(try engine.posted(MessageInput.later("a", at: .number(5)), at: .seconds(2)).scheduledFor == .seconds(5))
+        #expect(try engine.posted(MessageInput.later("b", at: .number(2)), at: .seconds(2)).state == .showing)
+        #expect(try engine.posted(MessageInput.later("c", at: .number(1)), at: .seconds(2)).state == .queued)
         let week = 7 * 86400.0
-        #expect(try engine.posted(Self.later("d", at: .number(2 + week)), at: .seconds(2)).state == .scheduled)
+        #expect(try engine.posted(MessageInput.later("d", at: .number(2 + week)), at: .seconds(2)).state == .scheduled)
         let nextID = engine.nextID
         let version = engine.version
         #expect(
-            engine.post(Self.later("e", at: .number(2.000_000_001 + week)), at: .seconds(2)).value.refusedField == "at")
+            engine.post(MessageInput.later("e", at: .number(2.000_000_001 + week)), at: .seconds(2)).value.refusedField
+                == "at")
         #expect(
-            engine.post(Self.later("f", at: .calendar(unixNanoseconds: 0)), at: .seconds(2)).value.refusedField == "at")
+            engine.post(MessageInput.later("f", at: .calendar(unixNanoseconds: 0)), at: .seconds(2)).value.refusedField
+                == "at")
         #expect(engine.nextID == nextID && engine.version == version)
     }
 
@@ -67,22 +58,23 @@ struct ScheduleTests {
     @Test func atOnTheRealClock() throws {
         let epoch: Int64 = 1_800_000_000_000_000_000
         var engine = makeEngine { $0.wallClockEpoch = epoch }
-        let seconds = try engine.posted(Self.later("a", at: .number(1_800_000_030)), at: .seconds(1))
+        let seconds = try engine.posted(MessageInput.later("a", at: .number(1_800_000_030)), at: .seconds(1))
         #expect(seconds.scheduledFor == .seconds(30))
         let calendar = try engine.posted(
-            Self.later("b", at: .calendar(unixNanoseconds: epoch + 45_500_000_000)), at: .seconds(1))
+            MessageInput.later("b", at: .calendar(unixNanoseconds: epoch + 45_500_000_000)), at: .seconds(1))
         #expect(calendar.scheduledFor == .seconds(45.5))
         // A Unix time in the past shows now.
-        #expect(try engine.posted(Self.later("c", at: .number(1_700_000_000)), at: .seconds(1)).state == .showing)
+        #expect(
+            try engine.posted(MessageInput.later("c", at: .number(1_700_000_000)), at: .seconds(1)).state == .showing)
     }
 
     /// `delay` is more than 0 and at most 7 days, and never given with `at`.
     @Test func delayRules() {
         var engine = makeEngine()
         for seconds in [0, -1, 7 * 86400 + 0.001] {
-            #expect(engine.post(Self.later("x", delay: seconds), at: .zero).value.refusedField == "delay")
+            #expect(engine.post(MessageInput.later("x", delay: seconds), at: .zero).value.refusedField == "delay")
         }
-        #expect(engine.post(Self.later("x", delay: 5, at: .number(9)), at: .zero).value.refusedField == "at")
+        #expect(engine.post(MessageInput.later("x", delay: 5, at: .number(9)), at: .zero).value.refusedField == "at")
         #expect(engine.nextID == 1 && engine.version == 0 && engine.scheduledMessages.isEmpty)
     }
 
@@ -91,9 +83,9 @@ struct ScheduleTests {
     @Test func joinInTheOrderOfTheirTimes() throws {
         var engine = makeEngine()
         try engine.posted(.message("upload", kind: .sending), at: .zero)
-        try engine.posted(Self.later("a", delay: 5), at: .zero)
-        try engine.posted(Self.later("b", delay: 3), at: .zero)
-        try engine.posted(Self.later("c", delay: 5), at: .zero)
+        try engine.posted(MessageInput.later("a", delay: 5), at: .zero)
+        try engine.posted(MessageInput.later("b", delay: 3), at: .zero)
+        try engine.posted(MessageInput.later("c", delay: 5), at: .zero)
         #expect(engine.scheduledMessages.map(\.text) == ["b", "a", "c"])
         #expect(engine.nextDeadline == .seconds(0.25))
         engine.advance(to: .seconds(3))
@@ -110,7 +102,7 @@ struct ScheduleTests {
     @Test func immediateAtItsTime() throws {
         var engine = makeEngine()
         try engine.posted(.message("upload", kind: .sending), at: .zero)
-        var urgent = Self.later("urgent", delay: 1)
+        var urgent = MessageInput.later("urgent", delay: 1)
         urgent.immediate = true
         try engine.posted(urgent, at: .seconds(1))
         #expect(engine.current?.text == "upload")
@@ -124,14 +116,14 @@ struct ScheduleTests {
     /// (at least a second), and changes nothing.
     @Test func scheduleFull() throws {
         var engine = makeEngine { $0.maxScheduled = 2 }
-        try engine.posted(Self.later("a", delay: 30), at: .zero)
-        try engine.posted(Self.later("b", delay: 10), at: .zero)
+        try engine.posted(MessageInput.later("a", delay: 30), at: .zero)
+        try engine.posted(MessageInput.later("b", delay: 10), at: .zero)
         let version = engine.version
-        let refused = engine.post(Self.later("c", delay: 5), at: .seconds(2)).value
+        let refused = engine.post(MessageInput.later("c", delay: 5), at: .seconds(2)).value
         #expect(refused == .failure(.scheduleFull(limit: 2, retryAfter: .seconds(8))))
         #expect(engine.version == version && engine.nextID == 3 && engine.scheduledMessages.count == 2)
         #expect(
-            engine.post(Self.later("c", delay: 5), at: .seconds(9.5)).value
+            engine.post(MessageInput.later("c", delay: 5), at: .seconds(9.5)).value
                 == .failure(.scheduleFull(limit: 2, retryAfter: .seconds(1))))
         // A message that shows now takes no scheduled place.
         #expect(try engine.posted(.message("now"), at: .seconds(9.5)).state == .showing)
@@ -141,13 +133,13 @@ struct ScheduleTests {
     /// delay it gets a new time from now.
     @Test func keyedPostUpdatesAScheduledMessage() throws {
         var engine = makeEngine()
-        try engine.posted(Self.later("Reminder", delay: 60, key: "r"), at: .zero)
+        try engine.posted(MessageInput.later("Reminder", delay: 60, key: "r"), at: .zero)
         let updated = engine.post(.message("Reminder!", key: "r"), at: .seconds(1)).value
         #expect(try updated.get().isUpdate)
         #expect(try updated.get().message.state == .scheduled)
         #expect(engine.scheduledMessages.first?.text == "Reminder!")
         #expect(engine.scheduledMessages.first?.scheduledFor == .seconds(60))
-        let moved = try engine.post(Self.later("Reminder!", delay: 5, key: "r"), at: .seconds(2)).value.get()
+        let moved = try engine.post(MessageInput.later("Reminder!", delay: 5, key: "r"), at: .seconds(2)).value.get()
         #expect(moved.isUpdate && moved.message.scheduledFor == .seconds(7))
         #expect(engine.nextDeadline == .seconds(7))
         #expect(engine.nextID == 2)
@@ -157,9 +149,9 @@ struct ScheduleTests {
     /// a new time for a message no longer scheduled is refused, naming the field.
     @Test func patchANewTime() throws {
         var engine = makeEngine()
-        try engine.posted(Self.later("a", delay: 60), at: .zero)
-        try engine.posted(Self.later("b", delay: 90), at: .zero)
-        #expect(try engine.patched(2, Self.later("b", delay: 10), at: .seconds(1)).scheduledFor == .seconds(11))
+        try engine.posted(MessageInput.later("a", delay: 60), at: .zero)
+        try engine.posted(MessageInput.later("b", delay: 90), at: .zero)
+        #expect(try engine.patched(2, MessageInput.later("b", delay: 10), at: .seconds(1)).scheduledFor == .seconds(11))
         #expect(engine.scheduledMessages.map(\.id) == [2, 1])
         let joined = try engine.patched(1, MessageInput(at: .number(1)), at: .seconds(2))
         #expect(joined.state == .showing && engine.current?.id == 1)
@@ -180,7 +172,7 @@ struct ScheduleTests {
     /// DELETE cancels a scheduled message: it never joins, and its time is no deadline.
     @Test func deleteAScheduledMessage() throws {
         var engine = makeEngine()
-        try engine.posted(Self.later("a", delay: 60, key: "k"), at: .zero)
+        try engine.posted(MessageInput.later("a", delay: 60, key: "k"), at: .zero)
         let cancelled = try engine.deleted(1, at: .seconds(1))
         #expect(cancelled.state == .cancelled && cancelled.endedAt == .seconds(1))
         #expect(engine.scheduledMessages.isEmpty && engine.nextDeadline == nil)
@@ -194,7 +186,7 @@ struct ScheduleTests {
     @Test func pagesOfScheduledMessages() throws {
         var engine = makeEngine()
         for (offset, delay) in [40.0, 10, 30, 20].enumerated() {
-            try engine.posted(Self.later("m\(offset)", delay: delay), at: .zero)
+            try engine.posted(MessageInput.later("m\(offset)", delay: delay), at: .zero)
         }
         let first = try #require(engine.scheduledMessages(after: nil, limit: 3))
         #expect(first.messages.map(\.id) == [2, 4, 3] && first.next == 3)

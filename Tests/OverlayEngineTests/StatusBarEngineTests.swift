@@ -175,7 +175,7 @@ struct StatusBarEngineTests {
         try engine.posted(.message("a"), at: .seconds(0))
         try engine.posted(.message("b"), at: .seconds(0))
         try engine.setBar(style: .darkContent, hidden: true, animation: .slide, at: 1)
-        let stored = RestoreTests.stored(engine)
+        let stored = StoredEngine(engine)
         let restored = OverlayEngine.restored(
             configuration: engine.configuration, state: stored.state, live: stored.live, history: stored.history,
             devices: [:], now: .seconds(5)

@@ -2,20 +2,6 @@ import Testing
 
 @testable import OverlayEngine
 
-extension OverlayEngine {
-    /// `PUT /statusbar` that the test expects to be accepted; `time` in seconds.
-    @discardableResult
-    mutating func setBar(
-        style: StatusBarStyle? = nil, hidden: Bool? = nil, animation: StatusBarAnimation? = nil, at time: Double
-    ) throws -> StatusBarEffect {
-        try setStatusBar(StatusBarInput(style: style, hidden: hidden, animation: animation), at: .seconds(time))
-            .value.get()
-    }
-
-    /// The overlay at `time` seconds.
-    func at(_ time: Double) -> OverlaySnapshot { overlay(at: .seconds(time)) }
-}
-
 /// The hold a hidden status bar puts on the overlay (docs/STATUSBAR.md), as scripts on the default
 /// ipad (h = 20) in portrait: the overlay slides in and out in 0.25 s, an `info` message stays
 /// 2.5 s, the bar hides and shows in 0.25 s. A message posted at 0 is shown 0 → 0.25 and displayed

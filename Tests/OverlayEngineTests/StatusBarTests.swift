@@ -2,30 +2,6 @@ import Testing
 
 @testable import OverlayEngine
 
-/// A status bar with the defaults (application appearance, lightContent, shown, 0.25 s, linear),
-/// changed by `configure`.
-func makeStatusBar(
-    curve: Curve = .linear, _ configure: (inout StatusBarConfiguration) -> Void = { _ in }
-) -> StatusBar {
-    var configuration = StatusBarConfiguration()
-    configure(&configuration)
-    return StatusBar(configuration: configuration, curve: curve)
-}
-
-extension StatusBar {
-    /// Applies a direct setting the test expects to be accepted, and returns what it did.
-    @discardableResult
-    mutating func set(
-        style: StatusBarStyle? = nil, hidden: Bool? = nil, animation: StatusBarAnimation? = nil, at time: Double
-    ) throws -> StatusBarEffect {
-        try apply(StatusBarInput(style: style, hidden: hidden, animation: animation), at: .seconds(time)).get()
-    }
-
-    func alpha(_ time: Double) -> Double { alpha(at: .seconds(time)) }
-    func offset(_ time: Double, height: Double = 20) -> Double { offset(at: .seconds(time), height: height) }
-    func animation(_ time: Double, height: Double = 20) -> Transition? { animation(at: .seconds(time), height: height) }
-}
-
 /// The app's own status bar: launch state, direct settings, and each hide and show animation as a
 /// script on a manual clock (ipad: h = 20; duration 0.25 s).
 @Suite("Status bar: state and animations")
@@ -147,7 +123,7 @@ struct StatusBarTests {
     func easeInOut(animation: StatusBarAnimation) throws {
         var bar = makeStatusBar(curve: .easeInOut)
         try bar.set(hidden: true, animation: animation, at: 0)
-        let quarter = CurveTests.easeInOut(0.25)
+        let quarter = bezierEaseInOut(0.25)
         if animation == .fade {
             #expect(isClose(bar.alpha(0.0625), 1 - quarter))
             #expect(isClose(bar.alpha(0.125), 0.5))

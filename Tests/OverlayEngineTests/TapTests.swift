@@ -55,8 +55,8 @@ struct TapTests {
         for step in 0..<1000 {
             _ = engine.tap(action: step.isMultiple(of: 2) ? "open" : nil, at: .seconds(1 + Double(step) * 0.001))
             let held = engine.held
-            #expect(held.textBytes == HeldTests.walked(engine).textBytes)
-            if held.textBytes != HeldTests.walked(engine).textBytes { return }
+            #expect(held.textBytes == engine.walked.textBytes)
+            if held.textBytes != engine.walked.textBytes { return }
         }
         let taps = try #require(engine.current?.taps)
         #expect(taps.count == Tap.kept)

@@ -257,9 +257,9 @@ struct TouchTests {
     @Test func aRestartReleasesTheHold() throws {
         var engine = try Self.engine()
         engine.hold(at: .seconds(1))
-        let stored = RestoreTests.stored(engine)
+        let stored = StoredEngine(engine)
         #expect(stored.state.heldSince == .seconds(1))
-        let restarted = RestoreTests.restore(stored, now: .seconds(2)).value
+        let restarted = stored.restore(now: .seconds(2)).value
         #expect(restarted.heldSince == nil)
         #expect(restarted.at(2).heldSince == nil)
         #expect(restarted.at(2).phase == .showing)

@@ -10,7 +10,11 @@ import Testing
 /// overlayd publishing to a real nchan (Debian's nginx module) that keeps its messages in Redis,
 /// read by EventSource and long-poll subscribers. Skipped where nginx, the module or Redis is not
 /// installed, except in CI (OVERLAYD_REQUIRE_NCHAN=1), which installs them.
-@Suite("nchan", .serialized, .enabled(if: NchanServer.isAvailable || NchanServer.isRequired))
+@Suite(
+    "nchan", .serialized,
+    .enabled(
+        if: NchanServer.isAvailable || NchanServer.isRequired,
+        "needs nginx, libnginx-mod-nchan and redis-server (apt-get install nginx libnginx-mod-nchan redis-server)"))
 struct NchanTests {
     /// overlayd on a manual clock (only writes make versions), publishing to `nchan`. The queue
     /// holds more than a test writes in a burst, so that no version gives way to a newer one.

@@ -113,8 +113,7 @@ struct ServicePublishingTests {
             try withLiveServer(
                 started: LiveServer {
                     $0.publish = nil
-                    $0.ephemeral = false
-                    $0.dataDirectory = directory.path
+                    $0.store(in: directory)
                 }
             ) { live throws in
                 for channel in ["a", "b", "c"] {
@@ -127,8 +126,7 @@ struct ServicePublishingTests {
         try withLiveServer(
             started: LiveServer {
                 $0.publish = template(endpoint)
-                $0.ephemeral = false
-                $0.dataDirectory = directory.path
+                $0.store(in: directory)
             }
         ) { live throws in
             #expect(eventually { Set(endpoint.requests.map(\.path)).isSuperset(of: ["/pub/a", "/pub/b", "/pub/c"]) })

@@ -19,17 +19,17 @@ struct AccessLogTests {
     ])
     func fileValues(json: String, format: AccessLogFormat) throws {
         #expect(
-            try ConfigurationTests.configuration(["--config", "c.json"], files: ["c.json": json]).accessLog == format)
+            try ServiceConfiguration.loaded(file: json).accessLog == format)
     }
 
     @Test func environmentAndFlag() throws {
-        #expect(try ConfigurationTests.configuration(environment: ["OVERLAYD_ACCESS_LOG": "json"]).accessLog == .json)
-        #expect(try ConfigurationTests.configuration(environment: ["OVERLAYD_ACCESS_LOG": "no"]).accessLog == .off)
-        #expect(try ConfigurationTests.configuration(["--access-log=json"]).accessLog == .json)
-        #expect(try ConfigurationTests.configuration(["--access-log=text"]).accessLog == .text)
-        #expect(try ConfigurationTests.configuration(["--access-log=false"]).accessLog == .off)
+        #expect(try ServiceConfiguration.loaded(environment: ["OVERLAYD_ACCESS_LOG": "json"]).accessLog == .json)
+        #expect(try ServiceConfiguration.loaded(environment: ["OVERLAYD_ACCESS_LOG": "no"]).accessLog == .off)
+        #expect(try ServiceConfiguration.loaded(["--access-log=json"]).accessLog == .json)
+        #expect(try ServiceConfiguration.loaded(["--access-log=text"]).accessLog == .text)
+        #expect(try ServiceConfiguration.loaded(["--access-log=false"]).accessLog == .off)
         // Alone, the switch is true: the text line.
-        #expect(try ConfigurationTests.configuration(["--access-log"]).accessLog == .text)
+        #expect(try ServiceConfiguration.loaded(["--access-log"]).accessLog == .text)
     }
 
     /// A bad value names `accessLog` (or its variable or flag) and says what it may be.
@@ -39,7 +39,7 @@ struct AccessLogTests {
         (["--access-log=JSON"], [:], "--access-log"),
     ])
     func badValue(arguments: [String], environment: [String: String], key: String) {
-        let error = ConfigurationTests.error(
+        let error = ConfigurationError.loading(
             arguments, environment: environment, files: ["c.json": #"{"accessLog": "yaml"}"#])
         #expect(error?.key == key, "\(String(describing: error))")
         #expect(error?.reason.contains(#""json""#) == true, "\(String(describing: error))")
@@ -47,7 +47,7 @@ struct AccessLogTests {
 
     @Test(arguments: [#"{"accessLog": 1}"#, #"{"accessLog": null}"#, #"{"accessLog": ["json"]}"#])
     func badFileType(json: String) {
-        #expect(ConfigurationTests.error(["--config", "c.json"], files: ["c.json": json])?.key == "accessLog")
+        #expect(ConfigurationError.loading(file: json)?.key == "accessLog")
     }
 
     /// A quote, a backslash and control bytes in the path still give one valid JSON object.

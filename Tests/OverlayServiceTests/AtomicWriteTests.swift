@@ -65,11 +65,7 @@ struct AtomicWriteTests {
     static func server(
         on directory: TemporaryDirectory, appearance: StatusBarAppearance = .application
     ) throws -> LiveServer {
-        try LiveServer(clock: .manual) {
-            $0.ephemeral = false
-            $0.dataDirectory = directory.path
-            $0.engine.statusBar.appearance = appearance
-        }
+        try LiveServer.durable(on: directory) { $0.engine.statusBar.appearance = appearance }
     }
 
     /// A shown sticky message with a key, two queued ones (one keyed), one ended.
@@ -113,7 +109,7 @@ struct AtomicWriteTests {
         let channel = try live.get("/channels/default").json
         let bar = try live.get("/statusbar").json
         let fields =
-            messages.map(PersistenceTests.kept).flatMap { $0 } + [
+            messages.map(StoredState.kept).flatMap { $0 } + [
                 "device=\(channel["device"] ?? .null)", "orientation=\(channel["orientation"] ?? .null)",
             ]
         // Compared as values: the text of an object would depend on the order of its members.
@@ -340,12 +336,10 @@ struct AtomicWriteTests {
     /// the injected failures above stand in), filled to the last byte once the messages are in.
     /// Every kind of write is refused with 503 and changes nothing; with the space back, a
     /// restart shows the state from before, and a retry is stored.
-    @Test(.enabled(if: getuid() == 0)) func realFullDisk() throws {
+    @Test(.enabled(if: Capabilities.canMountTmpfs, "mounting a tmpfs needs root and a sandbox that allows it"))
+    func realFullDisk() throws {
         let mountPoint = try TemporaryDirectory()
-        guard mount("tmpfs", mountPoint.path, "tmpfs", 0, "size=4m") == 0 else {
-            print("realFullDisk: cannot mount a tmpfs here (errno \(errno)); not checked")
-            return
-        }
+        try #require(mount("tmpfs", mountPoint.path, "tmpfs", 0, "size=4m") == 0, "errno \(errno)")
         defer { umount2(mountPoint.path, Int32(MNT_DETACH)) }
         let data = try TemporaryDirectory(in: mountPoint.path)
         let filler = mountPoint.path + "/filler"

@@ -11,7 +11,7 @@ import Testing
 @Suite("GET /auth")
 struct AuthEndpointTests {
     static func ask(_ service: OverlayService, _ headers: [(String, String)]) -> HTTPResponse {
-        service.answer(RouteTests.request("GET", "/auth", headers: headers.map { Header(name: $0.0, value: $0.1) }))
+        service.answer(HTTPRequest("GET", "/auth", headers: headers.map { Header(name: $0.0, value: $0.1) }))
     }
 
     /// The channel a URI addresses, as the API reads it.
@@ -37,9 +37,8 @@ struct AuthEndpointTests {
     }
 
     @Test func grantsDecide() throws {
-        let service = try AccessControlTests.service()
-        let lobby = try AccessControlTests.make(
-            service, #"{"label": "lobby", "grants": [{"channels": "lobby", "access": "read"}]}"#)
+        let service = try OverlayService.guarded()
+        let lobby = try service.makeToken(#"{"label": "lobby", "grants": [{"channels": "lobby", "access": "read"}]}"#)
         let bearer = ("Authorization", "Bearer \(lobby.secret)")
         #expect(Self.ask(service, [bearer, ("X-Overlayd-Channel", "lobby")]).status == 204)
         #expect(Self.ask(service, [bearer, ("X-Original-URI", "/channels/lobby/events")]).status == 204)
@@ -48,16 +47,16 @@ struct AuthEndpointTests {
             Self.ask(service, [bearer, ("X-Overlayd-Channel", "ops"), ("X-Original-URI", "/channels/lobby/events")])
                 .status == 403)
         let forbidden = Self.ask(service, [bearer, ("X-Original-URI", "/channels/ops/events")])
-        #expect(forbidden.status == 403 && RouteTests.json(forbidden)["error"]?["code"]?.string == "forbidden")
+        #expect(forbidden.status == 403 && forbidden.json["error"]?["code"]?.string == "forbidden")
         // EventSource's credential, in the URI it asked for.
         #expect(Self.ask(service, [("X-Original-URI", "/channels/lobby/events?auth=\(lobby.secret)")]).status == 204)
         let wrong = Self.ask(service, [("X-Original-URI", "/channels/lobby/events?auth=ovl_nope")])
-        #expect(wrong.status == 401 && RouteTests.json(wrong)["error"]?["code"]?.string == "invalid_token")
+        #expect(wrong.status == 401 && wrong.json["error"]?["code"]?.string == "invalid_token")
         // Anonymous may read here (token only set): without a credential, 204.
         #expect(Self.ask(service, [("X-Original-URI", "/channels/lobby/events")]).status == 204)
-        let closed = try AccessControlTests.service { $0.anonymousAccess = Grants.none }
+        let closed = try OverlayService.guarded { $0.anonymousAccess = Grants.none }
         let missing = Self.ask(closed, [("X-Original-URI", "/channels/lobby/events")])
-        #expect(missing.status == 401 && RouteTests.json(missing)["error"]?["code"]?.string == "unauthorized")
+        #expect(missing.status == 401 && missing.json["error"]?["code"]?.string == "unauthorized")
         #expect(Self.ask(closed, [("X-Overlayd-Channel", "a/b")]).status == 400)
         #expect(Self.ask(closed, [("X-Original-URI", "/channels/../x")]).status == 400)
     }

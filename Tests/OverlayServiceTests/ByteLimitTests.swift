@@ -20,7 +20,7 @@ struct ByteLimitTests {
         }
         writer.endObject()
         return service.answer(
-            RouteTests.request(
+            HTTPRequest(
                 "POST", "/messages", headers: [.json], body: String(decoding: writer.bytes, as: UTF8.self)))
     }
 
@@ -31,30 +31,30 @@ struct ByteLimitTests {
 
     @Test(arguments: ["text", "subtitle"])
     func textsAreBoundedInBytes(field: String) throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         // 256 characters of 4 bytes: exactly 1,024 bytes, taken.
         #expect(Self.post(service, [field: String(repeating: "😀", count: 256)]).status == 202)
         // 256 characters, 11 bytes each: refused, naming the field; and 100 characters too.
         for text in [Self.marked(256, marks: 5), Self.marked(100, marks: 5)] {
             let refused = Self.post(service, [field: text])
-            #expect(refused.status == 422 && RouteTests.json(refused)["error"]?["field"]?.string == field)
-            #expect(RouteTests.json(refused)["error"]?["message"]?.string?.contains("1024 bytes") == true)
+            #expect(refused.status == 422 && refused.json["error"]?["field"]?.string == field)
+            #expect(refused.json["error"]?["message"]?.string?.contains("1024 bytes") == true)
         }
         // 93 such characters are 1,023 bytes: taken.
         #expect(Self.post(service, [field: Self.marked(93, marks: 5)]).status == 202)
     }
 
     @Test func iconsAreBoundedInBytes() throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         #expect(Self.post(service, ["icon": "👨‍👩‍👧‍👦🇫🇷OK"]).status == 202)
         let refused = Self.post(service, ["icon": Self.marked(2, marks: 40)])
-        #expect(refused.status == 422 && RouteTests.json(refused)["error"]?["field"]?.string == "icon")
+        #expect(refused.status == 422 && refused.json["error"]?["field"]?.string == "icon")
     }
 
     @Test func keysAreBoundedInBytes() throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         #expect(Self.post(service, ["key": Self.marked(128, marks: 1)]).status == 202)
         let refused = Self.post(service, ["key": Self.marked(128, marks: 2)])
-        #expect(refused.status == 422 && RouteTests.json(refused)["error"]?["field"]?.string == "key")
+        #expect(refused.status == 422 && refused.json["error"]?["field"]?.string == "key")
     }
 }

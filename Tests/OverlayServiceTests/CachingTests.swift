@@ -154,8 +154,8 @@ struct PageBytesTests {
 
     /// The key is read and checked like the other limits.
     @Test func theBoundIsConfigured() {
-        #expect(ConfigurationLoaderProbe.refusal(#"{"limits": {"maxPageBytes": 1000}}"#)?.key == "limits.maxPageBytes")
+        #expect(ConfigurationError.loading(file: #"{"limits": {"maxPageBytes": 1000}}"#)?.key == "limits.maxPageBytes")
         #expect(
-            ConfigurationLoaderProbe.refusal(#"{"limits": {"sendBufferBytes": -1}}"#)?.key == "limits.sendBufferBytes")
+            ConfigurationError.loading(file: #"{"limits": {"sendBufferBytes": -1}}"#)?.key == "limits.sendBufferBytes")
     }
 }

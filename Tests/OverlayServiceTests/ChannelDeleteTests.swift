@@ -10,13 +10,13 @@ import Testing
 @Suite("Deleting a channel")
 struct ChannelDeleteTests {
     static func call(_ service: OverlayService, _ method: String, _ path: String, body: String = "") -> HTTPResponse {
-        service.answer(RouteTests.request(method, path, body: body))
+        service.answer(HTTPRequest(method, path, body: body))
     }
 
     @Test func refusals() throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         let kept = Self.call(service, "DELETE", "/channels/default")
-        #expect(kept.status == 409 && RouteTests.json(kept)["error"]?["code"]?.string == "default_channel")
+        #expect(kept.status == 409 && kept.json["error"]?["code"]?.string == "default_channel")
         #expect(Self.call(service, "DELETE", "/channels/never-made").status == 404)
         #expect(Self.call(service, "DELETE", "/channels/..").status == 400)
         #expect(Self.call(service, "GET", "/channels/default").status == 200)
@@ -24,43 +24,41 @@ struct ChannelDeleteTests {
 
     /// The channel goes, its place under `limits.maxChannels` with it; the name makes a new one.
     @Test func deletedChannelIsGoneAndItsPlaceFree() throws {
-        let service = try RouteTests.service { $0.maxChannels = 2 }
+        let service = try OverlayService.testing { $0.maxChannels = 2 }
         #expect(Self.call(service, "POST", "/channels/ci/messages", body: "first").status == 202)
         #expect(Self.call(service, "POST", "/channels/ci/messages", body: "second").status == 202)
         #expect(Self.call(service, "POST", "/channels/other/messages", body: "x").status == 503)
         #expect(Self.call(service, "DELETE", "/channels/ci").status == 204)
         #expect(Self.call(service, "GET", "/channels/ci").status == 404)
         #expect(Self.call(service, "DELETE", "/channels/ci").status == 404)
-        let names = RouteTests.json(Self.call(service, "GET", "/channels"))["channels"]?.array?
+        let names = Self.call(service, "GET", "/channels").json["channels"]?.array?
             .compactMap { $0["name"]?.string }
         #expect(names == ["default"])
         #expect(Self.call(service, "POST", "/channels/other/messages", body: "x").status == 202)
         #expect(Self.call(service, "DELETE", "/channels/other").status == 204)
         let again = Self.call(service, "POST", "/channels/ci/messages", body: "new")
-        #expect(again.status == 202 && RouteTests.json(again)["id"]?.int == 1)
-        #expect(RouteTests.json(Self.call(service, "GET", "/channels/ci/messages"))["messages"]?.array?.count == 1)
+        #expect(again.status == 202 && again.json["id"]?.int == 1)
+        #expect(Self.call(service, "GET", "/channels/ci/messages").json["messages"]?.array?.count == 1)
     }
 
     /// A deletion is a write on the channel: a token that only reads it is refused.
     @Test func deletingNeedsWrite() throws {
-        let service = try AccessControlTests.service()
-        let reader = try AccessControlTests.make(
-            service, #"{"label": "r", "grants": [{"channels": "ci", "access": "read"}]}"#)
+        let service = try OverlayService.guarded()
+        let reader = try service.makeToken(#"{"label": "r", "grants": [{"channels": "ci", "access": "read"}]}"#)
         #expect(
-            AccessControlTests.call(service, "POST", "/channels/ci/messages", as: AccessControlTests.admin, body: "x")
+            service.call("POST", "/channels/ci/messages", as: Credential.admin, body: "x")
                 .status == 202)
-        #expect(AccessControlTests.call(service, "DELETE", "/channels/ci", as: reader.secret).status == 403)
-        #expect(AccessControlTests.call(service, "DELETE", "/channels/ci").status == 401)
-        #expect(AccessControlTests.call(service, "DELETE", "/channels/ci", as: AccessControlTests.admin).status == 204)
+        #expect(service.call("DELETE", "/channels/ci", as: reader.secret).status == 403)
+        #expect(service.call("DELETE", "/channels/ci").status == 401)
+        #expect(service.call("DELETE", "/channels/ci", as: Credential.admin).status == 204)
     }
 
     /// The stored rows go too: a restart on the data directory does not bring the channel back.
     @Test func deletionIsDurable() throws {
         let directory = try TemporaryDirectory()
         func service() throws -> OverlayService {
-            try RouteTests.service {
-                $0.ephemeral = false
-                $0.dataDirectory = directory.path
+            try OverlayService.testing {
+                $0.store(in: directory)
             }
         }
         do {
@@ -100,14 +98,14 @@ struct IdleChannelTests {
     static let second: Int64 = 1_000_000_000
 
     @Test func retiredOnceIdleLongEnough() throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         let post = { (channel: String, body: String) in
-            service.answer(RouteTests.request("POST", "/channels/\(channel)/messages", headers: [.json], body: body))
+            service.answer(HTTPRequest("POST", "/channels/\(channel)/messages", headers: [.json], body: body))
         }
         #expect(post("brief", #"{"text": "x", "duration": 1}"#).status == 202)
         #expect(post("busy", #"{"text": "stays", "kind": "sending"}"#).status == 202)
         #expect(post("later", #"{"text": "x", "duration": 1, "delay": "1h"}"#).status == 202)
-        #expect(service.answer(RouteTests.request("POST", "/clock", body: "10")).status == 200)
+        #expect(service.answer(HTTPRequest("POST", "/clock", body: "10")).status == 200)
         let registry = service.channels
         // Found idle at 0; not yet 60 s.
         #expect(registry.retireIdle(after: 60 * Self.second, now: 0) == 0)
@@ -122,19 +120,19 @@ struct IdleChannelTests {
 
     /// A new version starts the idle time again; a write to a retired channel makes a new one.
     @Test func activityStartsItAgain() throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         let registry = service.channels
         #expect(
-            service.answer(RouteTests.request("PUT", "/channels/turned/orientation", body: "landscapeLeft")).status
+            service.answer(HTTPRequest("PUT", "/channels/turned/orientation", body: "landscapeLeft")).status
                 == 200)
-        #expect(service.answer(RouteTests.request("POST", "/clock", body: "1")).status == 200)
+        #expect(service.answer(HTTPRequest("POST", "/clock", body: "1")).status == 200)
         #expect(registry.retireIdle(after: 10 * Self.second, now: 0) == 0)
         #expect(
-            service.answer(RouteTests.request("PUT", "/channels/turned/orientation", body: "portrait")).status == 200)
-        #expect(service.answer(RouteTests.request("POST", "/clock", body: "1")).status == 200)
+            service.answer(HTTPRequest("PUT", "/channels/turned/orientation", body: "portrait")).status == 200)
+        #expect(service.answer(HTTPRequest("POST", "/clock", body: "1")).status == 200)
         #expect(registry.retireIdle(after: 10 * Self.second, now: 10 * Self.second) == 0)
         #expect(registry.retireIdle(after: 10 * Self.second, now: 20 * Self.second) == 1)
-        let again = service.answer(RouteTests.request("PUT", "/channels/turned/orientation", body: "landscapeLeft"))
+        let again = service.answer(HTTPRequest("PUT", "/channels/turned/orientation", body: "landscapeLeft"))
         #expect(again.status == 200 && registry.existing("turned") != nil)
     }
 

@@ -270,12 +270,7 @@ struct ChannelTests {
     /// Many clients creating channels at once never pass the limit: exactly `maxChannels` exist
     /// afterwards, and every refused creation was a 503.
     @Test func channelLimitUnderConcurrency() throws {
-        try withLiveServer(
-            started: LiveServer {
-                $0.maxChannels = 10
-                $0.writesPerSecond = 0
-            }
-        ) { live throws in
+        try withLiveServer(configure: { $0.maxChannels = 10 }) { live throws in
             let port = live.port
             let statuses = Lock<[Int]>([])
             onThreads(8) { thread in

@@ -60,7 +60,7 @@ struct CommitWaitTests {
     /// and the client of a stored message got a 499 instead of its 202.
     @Test func writeWaitingForItsCommitOutlivesTheSweep() throws {
         let directory = try TemporaryDirectory()
-        try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+        try withLiveServer(started: LiveServer.durable(on: directory)) { live in
             #expect(try live.post("/messages", json: #"{"text": "first"}"#).status == 202)
             let store = try #require(live.server.service.store)
             // The writer holds the next commit (the POST's) until the sweep has looked: no clock (such

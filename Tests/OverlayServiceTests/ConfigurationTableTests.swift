@@ -66,10 +66,10 @@ struct ConfigurationTableTests {
                 == Set(Self.table.rows.compactMap(\.flag?.name) + ["--config", "--healthcheck", "--help", "--version"]))
         for setting in given {
             guard let flag = setting.flag else { continue }
-            let error = ConfigurationTests.error([flag.name + "=x"])
+            let error = ConfigurationError.loading([flag.name + "=x"])
             #expect(error?.reason.contains("unknown option") != true, "\(flag.name)")
         }
-        #expect(ConfigurationTests.error(["--heartbeat-seconds=1"])?.reason.contains("unknown option") == true)
+        #expect(ConfigurationError.loading(["--heartbeat-seconds=1"])?.reason.contains("unknown option") == true)
     }
 
     /// The default `--help` shows is the shipped file's value (null shown as "off").

@@ -12,42 +12,10 @@ struct ConfigurationTests {
     /// `config/overlayd.json` in this checkout.
     static var defaultsFilePath: String { Repository.path("config/overlayd.json") }
 
-    /// Loads with `files` as the only readable files.
-    static func load(
-        _ arguments: [String] = [], environment: [String: String] = [:], files: [String: String] = [:]
-    ) throws(ConfigurationError) -> Invocation {
-        try ConfigurationLoader.load(arguments: arguments, environment: environment) {
-            (path: String) throws(ConfigurationError) -> [UInt8] in
-            guard let text = files[path] else { throw ConfigurationError(key: path, reason: "no such test file") }
-            return Array(text.utf8)
-        }
-    }
-
-    static func configuration(
-        _ arguments: [String] = [], environment: [String: String] = [:], files: [String: String] = [:]
-    ) throws -> ServiceConfiguration {
-        guard case .run(let configuration) = try load(arguments, environment: environment, files: files) else {
-            throw ConfigurationError(key: "test", reason: "not a run invocation")
-        }
-        return configuration
-    }
-
-    /// The error `load` throws, or nil.
-    static func error(
-        _ arguments: [String] = [], environment: [String: String] = [:], files: [String: String] = [:]
-    ) -> ConfigurationError? {
-        do {
-            _ = try load(arguments, environment: environment, files: files)
-            return nil
-        } catch {
-            return error
-        }
-    }
-
     /// The shipped file holds every default: loading it gives exactly the embedded defaults.
     @Test func shippedFileIsTheDefaults() throws {
         let bytes = try ConfigurationLoader.readFile(Self.defaultsFilePath)
-        let loaded = try Self.configuration(
+        let loaded = try ServiceConfiguration.loaded(
             ["--config", "overlayd.json"], files: ["overlayd.json": String(decoding: bytes, as: UTF8.self)])
         #expect(loaded == ServiceConfiguration())
         // Every top-level key is in the file, so that it documents them all.
@@ -72,7 +40,7 @@ struct ConfigurationTests {
 
     /// Nothing given: the embedded defaults; the real file read through the real reader works too.
     @Test func noConfiguration() throws {
-        #expect(try Self.configuration() == ServiceConfiguration())
+        #expect(try ServiceConfiguration.loaded() == ServiceConfiguration())
         guard
             case .run(let real) = try ConfigurationLoader.load(
                 arguments: ["--config=\(Self.defaultsFilePath)"], environment: [:])
@@ -87,7 +55,7 @@ struct ConfigurationTests {
     @Test func precedence() throws {
         let file = #"{"port": 1111, "clock": "manual", "device": "iphone", "maxQueue": 5, "threads": 3}"#
         let files = ["f.json": file]
-        let fromFile = try Self.configuration(["--config", "f.json"], files: files)
+        let fromFile = try ServiceConfiguration.loaded(["--config", "f.json"], files: files)
         #expect(fromFile.port == 1111)
         #expect(fromFile.clock == .manual)
         #expect(fromFile.device == "iphone")
@@ -95,13 +63,13 @@ struct ConfigurationTests {
         #expect(fromFile.engineConfiguration.device == .iphone)
 
         let environment = ["OVERLAYD_CONFIG": "f.json", "OVERLAYD_PORT": "2222", "OVERLAYD_DEVICE": "iphone-notch"]
-        let fromEnvironment = try Self.configuration(environment: environment, files: files)
+        let fromEnvironment = try ServiceConfiguration.loaded(environment: environment, files: files)
         #expect(fromEnvironment.port == 2222)
         #expect(fromEnvironment.device == "iphone-notch")
         #expect(fromEnvironment.clock == .manual)
         #expect(fromEnvironment.engine.maxQueue == 5)
 
-        let fromFlags = try Self.configuration(
+        let fromFlags = try ServiceConfiguration.loaded(
             ["--port", "3333", "--max-queue=7", "--ephemeral", "--access-log=false"], environment: environment,
             files: files)
         #expect(fromFlags.port == 3333)
@@ -112,13 +80,13 @@ struct ConfigurationTests {
         #expect(fromFlags.threads == 3)
 
         // --config on the command line beats OVERLAYD_CONFIG.
-        let other = try Self.configuration(
+        let other = try ServiceConfiguration.loaded(
             ["--config", "g.json"], environment: ["OVERLAYD_CONFIG": "f.json"],
             files: ["f.json": file, "g.json": #"{"port": 4444}"#])
         #expect(other.port == 4444)
         #expect(other.clock == .real)
         // The last of a repeated flag wins.
-        #expect(try Self.configuration(["--port", "1", "--port", "2"]).port == 2)
+        #expect(try ServiceConfiguration.loaded(["--port", "1", "--port", "2"]).port == 2)
     }
 
     /// A source that wins over an earlier one for the same key is recorded, for the start-up
@@ -126,8 +94,8 @@ struct ConfigurationTests {
     /// not recorded (a token is a setting too).
     @Test func overridesAreRecorded() throws {
         let files = ["f.json": #"{"host": "0.0.0.0", "port": 1111, "token": "from-file"}"#]
-        #expect(try Self.configuration(["--config", "f.json"], files: files).overrides == [])
-        let loaded = try Self.configuration(
+        #expect(try ServiceConfiguration.loaded(["--config", "f.json"], files: files).overrides == [])
+        let loaded = try ServiceConfiguration.loaded(
             ["--config", "f.json", "--port", "3333", "--clock", "manual"],
             environment: ["OVERLAYD_PORT": "2222", "OVERLAYD_TOKEN": "from-env", "OVERLAYD_DEVICE": "iphone"],
             files: files)
@@ -137,7 +105,10 @@ struct ConfigurationTests {
                 "port: --port overrides OVERLAYD_PORT",
             ])
         #expect(!loaded.overrides.joined().contains("from-"))
-        #expect(try Self.configuration(["--port", "1", "--port", "2"]).overrides == ["port: --port overrides --port"])
+        #expect(
+            try ServiceConfiguration.loaded(["--port", "1", "--port", "2"]).overrides == [
+                "port: --port overrides --port"
+            ])
     }
 
     /// The Docker image bakes its listen address and data directory into its config file (no
@@ -153,7 +124,7 @@ struct ConfigurationTests {
         let shipped = String(decoding: try ConfigurationLoader.readFile(Self.defaultsFilePath), as: UTF8.self)
         let baked = shipped.replacing(#""host": "127.0.0.1""#, with: #""host": "0.0.0.0""#)
             .replacing(#""dataDir": "./data""#, with: #""dataDir": "/var/lib/overlayd""#)
-        let image = try Self.configuration(["--config", "image.json"], files: ["image.json": baked])
+        let image = try ServiceConfiguration.loaded(["--config", "image.json"], files: ["image.json": baked])
         var expected = ServiceConfiguration()
         expected.host = "0.0.0.0"
         expected.dataDirectory = "/var/lib/overlayd"
@@ -167,7 +138,7 @@ struct ConfigurationTests {
             "OVERLAYD_DATA_DIR": "/tmp/x", "OVERLAYD_EPHEMERAL": "yes", "OVERLAYD_MAX_QUEUE": "0",
             "OVERLAYD_THREADS": "64", "OVERLAYD_ACCESS_LOG": "off",
         ]
-        let fromEnvironment = try Self.configuration(environment: environment)
+        let fromEnvironment = try ServiceConfiguration.loaded(environment: environment)
         var expected = ServiceConfiguration()
         expected.host = "::1"
         expected.port = 0
@@ -180,7 +151,7 @@ struct ConfigurationTests {
         expected.accessLog = .off
         #expect(fromEnvironment == expected)
 
-        let fromFlags = try Self.configuration([
+        let fromFlags = try ServiceConfiguration.loaded([
             "--host", "::1", "--port", "0", "--clock", "manual", "--device", "iphone", "--data-dir", "/tmp/x",
             "--ephemeral=1", "--max-queue", "0", "--threads", "64", "--access-log=no",
         ])
@@ -201,7 +172,7 @@ struct ConfigurationTests {
              "styles": {"info": {"background": "#abcdef"}},
              "limits": {"maxBodyBytes": 1000, "connectionLimit": 10, "connectionTimeout": 5}}
             """
-        let c = try Self.configuration(["--config", "c.json"], files: ["c.json": file])
+        let c = try ServiceConfiguration.loaded(file: file)
         #expect(c.host == "0.0.0.0")
         #expect(c.engine.orientation == .landscapeLeft)
         #expect(c.engine.showStyle == .fade)
@@ -236,7 +207,7 @@ struct ConfigurationTests {
     @Test func prioritiesAndMaxScheduled() throws {
         let file =
             #"{"priorities": {"info": "high", "failed": 3, "sent": null, "sending": "urgent"}, "maxScheduled": 5}"#
-        let c = try Self.configuration(["--config", "c.json"], files: ["c.json": file])
+        let c = try ServiceConfiguration.loaded(file: file)
         #expect(c.engine.priorities[.info] == .high && c.engine.priorities[.failed] == .default)
         #expect(c.engine.priorities[.sent] == nil && c.engine.priorities[.sending] == .max)
         #expect(c.engine.priorities[.progress] == .default)
@@ -295,19 +266,19 @@ struct ConfigurationTests {
         (#"{"host": 127}"#, "host"),
     ])
     func invalidFileValue(json: String, key: String) {
-        let error = Self.error(["--config", "c.json"], files: ["c.json": json])
+        let error = ConfigurationError.loading(file: json)
         #expect(error?.key == key, "\(String(describing: error))")
         #expect(error?.reason.isEmpty == false)
     }
 
     /// A file that is missing, not JSON, or not an object names the file (or the configuration).
     @Test func invalidFile() {
-        #expect(Self.error(["--config", "missing.json"])?.key == "missing.json")
-        #expect(Self.error(["--config", "c.json"], files: ["c.json": "{port: 1}"])?.key == "c.json")
-        #expect(Self.error(["--config", "c.json"], files: ["c.json": "[]"])?.key == "configuration")
-        #expect(Self.error(environment: ["OVERLAYD_CONFIG": "e.json"])?.key == "e.json")
+        #expect(ConfigurationError.loading(["--config", "missing.json"])?.key == "missing.json")
+        #expect(ConfigurationError.loading(file: "{port: 1}")?.key == "c.json")
+        #expect(ConfigurationError.loading(file: "[]")?.key == "configuration")
+        #expect(ConfigurationError.loading(environment: ["OVERLAYD_CONFIG": "e.json"])?.key == "e.json")
         // An empty OVERLAYD_CONFIG means no file.
-        #expect(Self.error(environment: ["OVERLAYD_CONFIG": ""]) == nil)
+        #expect(ConfigurationError.loading(environment: ["OVERLAYD_CONFIG": ""]) == nil)
         let real = Result { () throws(ConfigurationError) in
             try ConfigurationLoader.load(arguments: [], environment: ["OVERLAYD_CONFIG": "/no/such/overlayd.json"])
         }
@@ -327,7 +298,7 @@ struct ConfigurationTests {
         ("OVERLAYD_ACCESS_LOG", "2"),
     ])
     func invalidEnvironmentValue(variable: String, value: String) {
-        let error = Self.error(environment: [variable: value])
+        let error = ConfigurationError.loading(environment: [variable: value])
         #expect(error?.key == variable, "\(String(describing: error))")
     }
 
@@ -340,32 +311,32 @@ struct ConfigurationTests {
         (["--port"], "--port"), (["--config"], "--config"), (["--clock", "manual", "--device"], "--device"),
     ])
     func invalidFlag(arguments: [String], key: String) {
-        let error = Self.error(arguments)
+        let error = ConfigurationError.loading(arguments)
         #expect(error?.key == key, "\(String(describing: error))")
         #expect(error.map { "\($0)".hasPrefix(key + ": ") } == true)
     }
 
     /// Rules across keys name the key: an unknown device given by flag, a host that is not an address.
     @Test func crossKeyRules() {
-        #expect(Self.error(["--device", "pixel"])?.key == "device")
-        let known = Self.error(["--device", "pixel"])?.reason ?? ""
+        #expect(ConfigurationError.loading(["--device", "pixel"])?.key == "device")
+        let known = ConfigurationError.loading(["--device", "pixel"])?.reason ?? ""
         #expect(["iphone", "iphone-notch", "ipad"].allSatisfy { known.contains($0) }, "\(known)")
-        #expect(Self.error(environment: ["OVERLAYD_HOST": "localhost."])?.key == "host")
-        #expect(Self.error(["--host", "example.com"])?.key == "host")
-        #expect(Self.error(["--host", "localhost"]) == nil)
-        #expect(Self.error(["--host", "[::1]"]) == nil)
+        #expect(ConfigurationError.loading(environment: ["OVERLAYD_HOST": "localhost."])?.key == "host")
+        #expect(ConfigurationError.loading(["--host", "example.com"])?.key == "host")
+        #expect(ConfigurationError.loading(["--host", "localhost"]) == nil)
+        #expect(ConfigurationError.loading(["--host", "[::1]"]) == nil)
         // A new device may be selected once it is defined in the file.
         let files = ["c.json": #"{"devices": {"tv": {"width": 1920, "height": 1080, "statusBarHeight": 30}}}"#]
-        #expect(Self.error(["--config", "c.json", "--device", "tv"], files: files) == nil)
+        #expect(ConfigurationError.loading(["--config", "c.json", "--device", "tv"], files: files) == nil)
     }
 
     /// --help and --version win over everything else on the line, even invalid flags after them.
     @Test func helpAndVersion() throws {
-        #expect(try Self.load(["--help"]) == .help)
-        #expect(try Self.load(["-h"]) == .help)
-        #expect(try Self.load(["--port", "1", "--help", "--bogus"]) == .help)
-        #expect(try Self.load(["--version"]) == .version)
-        #expect(try Self.load(["--version", "--port", "x"]) == .version)
+        #expect(try Invocation.loaded(["--help"]) == .help)
+        #expect(try Invocation.loaded(["-h"]) == .help)
+        #expect(try Invocation.loaded(["--port", "1", "--help", "--bogus"]) == .help)
+        #expect(try Invocation.loaded(["--version"]) == .version)
+        #expect(try Invocation.loaded(["--version", "--port", "x"]) == .version)
         #expect(ConfigurationLoader.usage.contains("usage: overlayd"))
         for setting in ConfigurationSettings.table.rows {
             if let flag = setting.flag { #expect(ConfigurationLoader.usage.contains(flag.name), "\(flag.name)") }

@@ -14,7 +14,7 @@ struct ConfigurationTextTests {
     static var booleans: [Setting<ServiceConfiguration>] { table.rows.filter { $0.flag?.standsAlone == true } }
 
     static func file(_ json: String) throws -> ServiceConfiguration {
-        try ConfigurationTests.configuration(["--config", "c.json"], files: ["c.json": json])
+        try ServiceConfiguration.loaded(file: json)
     }
 
     /// A boolean reads the same from the file (JSON true/false), a variable and a flag (text, by
@@ -25,8 +25,8 @@ struct ConfigurationTextTests {
         #expect(!Self.booleans.isEmpty)
         for setting in Self.booleans {
             let fromFile = try Self.file(#"{"\#(setting.key)": \#(expected)}"#)
-            let fromVariable = try ConfigurationTests.configuration(environment: [setting.variable!: text])
-            let fromFlag = try ConfigurationTests.configuration(["\(setting.flag!.name)=\(text)"])
+            let fromVariable = try ServiceConfiguration.loaded(environment: [setting.variable!: text])
+            let fromFlag = try ServiceConfiguration.loaded(["\(setting.flag!.name)=\(text)"])
             #expect(fromVariable == fromFile, "\(setting.key)")
             #expect(fromFlag == fromFile, "\(setting.key)")
         }
@@ -36,7 +36,7 @@ struct ConfigurationTextTests {
     @Test func aSwitchAloneIsTrue() throws {
         for setting in Self.booleans {
             #expect(
-                try ConfigurationTests.configuration([setting.flag!.name]) == Self.file(#"{"\#(setting.key)": true}"#))
+                try ServiceConfiguration.loaded([setting.flag!.name]) == Self.file(#"{"\#(setting.key)": true}"#))
         }
     }
 
@@ -48,18 +48,16 @@ struct ConfigurationTextTests {
         // accessLog also takes "text" and "json", so its reason says so (AccessLogTests.badValue).
         for setting in Self.booleans where setting.key != "accessLog" {
             let variable = setting.variable!
-            let fromVariable = ConfigurationTests.error(environment: [variable: text])
+            let fromVariable = ConfigurationError.loading(environment: [variable: text])
             #expect(fromVariable == ConfigurationError(key: variable, reason: reason ?? ""))
             let flag = setting.flag!.name
             #expect(
-                ConfigurationTests.error(["\(flag)=\(text)"]) == ConfigurationError(key: flag, reason: reason ?? ""))
-            let fromFile = ConfigurationTests.error(
-                ["--config", "c.json"], files: ["c.json": #"{"\#(setting.key)": "yes"}"#])
+                ConfigurationError.loading(["\(flag)=\(text)"]) == ConfigurationError(key: flag, reason: reason ?? ""))
+            let fromFile = ConfigurationError.loading(file: #"{"\#(setting.key)": "yes"}"#)
             #expect(fromFile?.key == setting.key)
         }
         #expect(
-            ConfigurationTests.error(
-                ["--config", "c.json"], files: ["c.json": #"{"statusBar": {"hiddenAtLaunch": 1}}"#])?.key
+            ConfigurationError.loading(file: #"{"statusBar": {"hiddenAtLaunch": 1}}"#)?.key
                 == "statusBar.hiddenAtLaunch")
     }
 
@@ -74,14 +72,14 @@ struct ConfigurationTextTests {
         let fileKeys = ["host", "port", "clock", "device", "dataDir", "ephemeral", "threads", "accessLog", "maxQueue"]
         #expect(unset.map(\.key).sorted() == fileKeys.sorted(), "a new variable needs a value in this test's file")
         let empty = Dictionary(uniqueKeysWithValues: unset.map { ($0.variable!, "") })
-        let loaded = try ConfigurationTests.configuration(
+        let loaded = try ServiceConfiguration.loaded(
             ["--config", "c.json"], environment: empty, files: ["c.json": file])
         #expect(loaded == (try Self.file(file)))
         #expect(loaded.overrides == [])
-        #expect(try ConfigurationTests.configuration(environment: empty) == ServiceConfiguration())
+        #expect(try ServiceConfiguration.loaded(environment: empty) == ServiceConfiguration())
         // OVERLAYD_DATA_DIR= is no longer "must not be empty": it is not given at all.
-        #expect(ConfigurationTests.error(environment: ["OVERLAYD_DATA_DIR": ""]) == nil)
-        #expect(ConfigurationTests.error(environment: ["OVERLAYD_PORT": " "])?.key == "OVERLAYD_PORT")
+        #expect(ConfigurationError.loading(environment: ["OVERLAYD_DATA_DIR": ""]) == nil)
+        #expect(ConfigurationError.loading(environment: ["OVERLAYD_PORT": " "])?.key == "OVERLAYD_PORT")
     }
 
     /// The settings that can be off take an empty variable as off, over the file; every other
@@ -93,7 +91,7 @@ struct ConfigurationTextTests {
             ])
         let file = #"{"token": "file-token", "readToken": "read-token", "publish": "http://f/{channel}"}"#
         let environment = ["OVERLAYD_TOKEN": "", "OVERLAYD_READ_TOKEN": "", "OVERLAYD_PUBLISH": ""]
-        let loaded = try ConfigurationTests.configuration(
+        let loaded = try ServiceConfiguration.loaded(
             ["--config", "c.json"], environment: environment, files: ["c.json": file])
         #expect(loaded.token == nil && loaded.readToken == nil && loaded.publish == nil)
         #expect(
@@ -105,15 +103,15 @@ struct ConfigurationTextTests {
 
     /// A flag given empty is given: refused by its reader, or off where empty is off.
     @Test func anEmptyFlagIsGiven() throws {
-        #expect(ConfigurationTests.error(["--port="])?.key == "--port")
+        #expect(ConfigurationError.loading(["--port="])?.key == "--port")
         #expect(
-            ConfigurationTests.error(["--data-dir="])
+            ConfigurationError.loading(["--data-dir="])
                 == ConfigurationError(key: "--data-dir", reason: "must not be empty"))
         #expect(
-            ConfigurationTests.error(["--ephemeral="])
+            ConfigurationError.loading(["--ephemeral="])
                 == ConfigurationError(key: "--ephemeral", reason: "must be true or false, not an empty value"))
         #expect(
-            try ConfigurationTests.configuration(
+            try ServiceConfiguration.loaded(
                 ["--publish="], environment: ["OVERLAYD_PUBLISH": "http://e/{channel}"]
             ).publish == nil)
     }
@@ -130,12 +128,12 @@ struct ConfigurationTextTests {
         ]
         for object in Self.table.objects + own {
             let json = nested(object, #"{"bogus": 1}"#)
-            let error = ConfigurationTests.error(["--config", "c.json"], files: ["c.json": json])
+            let error = ConfigurationError.loading(file: json)
             let key = object.isEmpty ? "bogus" : "\(object).bogus"
             #expect(error == ConfigurationError(key: key, reason: "unknown key"), "\(json)")
         }
         // Keyed by kind: a kind that does not exist is the unknown key.
-        let styles = ConfigurationTests.error(["--config", "c.json"], files: ["c.json": #"{"styles": {"bogus": {}}}"#])
+        let styles = ConfigurationError.loading(file: #"{"styles": {"bogus": {}}}"#)
         #expect(styles == ConfigurationError(key: "styles.bogus", reason: "unknown key"))
     }
 }

@@ -26,7 +26,7 @@ struct ContentEncodingTests {
     }
 
     static func expectRefused(_ response: HTTPResponse, sourceLocation: SourceLocation = #_sourceLocation) {
-        let error = RouteTests.json(response)["error"]
+        let error = response.json["error"]
         #expect(
             response.status == 415, "\(String(decoding: response.body, as: UTF8.self))", sourceLocation: sourceLocation)
         #expect(error?["code"]?.string == "unsupported_encoding", sourceLocation: sourceLocation)
@@ -37,7 +37,7 @@ struct ContentEncodingTests {
     /// A gzip JSON body is 415, not a misleading 400 `invalid_json`; a `br` text body is 415, not
     /// stored as the message's text. Nothing is queued.
     @Test func codedBodiesRefused() throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         Self.expectRefused(
             service.answer(
                 Self.request("POST", "/messages", type: "application/json", codings: ["gzip"], body: Self.gzipped)))
@@ -47,7 +47,7 @@ struct ContentEncodingTests {
         Self.expectRefused(
             service.answer(
                 Self.request("POST", "/messages", type: nil, codings: ["deflate"], body: Array("text=hi".utf8))))
-        let overlay = RouteTests.json(service.answer(RouteTests.request("GET", "/overlay")))
+        let overlay = service.answer(HTTPRequest("GET", "/overlay")).json
         #expect(overlay["queued"]?.int == 0)
         #expect(overlay["phase"]?.string == "hidden")
     }
@@ -58,7 +58,7 @@ struct ContentEncodingTests {
         ["identity;q=1"], ["identity", "gzip"], ["", "br"],
     ])
     func codingsRefused(_ codings: [String]) throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         Self.expectRefused(
             service.answer(
                 Self.request(
@@ -70,7 +70,7 @@ struct ContentEncodingTests {
     /// (a list of no codings) are the body as it is.
     @Test(arguments: [["identity"], ["IDENTITY"], [" \tIdentity \t"], [""], ["identity, identity"], ["identity", ""]])
     func identityServed(_ codings: [String]) throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         let response = service.answer(
             Self.request(
                 "POST", "/messages", type: "application/json", codings: codings, body: Array(#"{"text":"hi"}"#.utf8)))
@@ -79,7 +79,7 @@ struct ContentEncodingTests {
 
     /// Without a body there is nothing to decode: the query's fields are read as always.
     @Test func noBodyServed() throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         let response = service.answer(
             Self.request(
                 "POST", "/messages", type: nil, codings: ["gzip"], body: [],
@@ -97,8 +97,8 @@ struct ContentEncodingTests {
         ("POST", "/channels/ci/messages", #"{"text":"hi"}"#),
     ])
     func everyBodyReaderRefuses(method: String, path: String, body: String) throws {
-        let service = try RouteTests.service()
-        #expect(service.answer(RouteTests.request("POST", "/messages", body: "first")).status == 202)
+        let service = try OverlayService.testing()
+        #expect(service.answer(HTTPRequest("POST", "/messages", body: "first")).status == 202)
         Self.expectRefused(
             service.answer(
                 Self.request(method, path, type: "application/json", codings: ["gzip"], body: Array(body.utf8))))
@@ -106,10 +106,10 @@ struct ContentEncodingTests {
 
     /// `POST /tokens` reads its JSON itself.
     @Test func tokenBodyRefused() throws {
-        let service = try AccessControlTests.service()
+        let service = try OverlayService.guarded()
         let request = HTTPRequest(
             method: "POST", path: "/tokens",
-            headers: AccessControlTests.bearer(AccessControlTests.admin) + [
+            headers: Credential.bearer(Credential.admin) + [
                 Header(name: "Content-Type", value: "application/json"),
                 Header(name: "Content-Encoding", value: "gzip"),
             ],

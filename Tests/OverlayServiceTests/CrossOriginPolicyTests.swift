@@ -205,16 +205,13 @@ struct CrossOriginPolicyTests {
 
     /// `cors.allowOrigins` and `allowedHosts` from the file: normalised, and every bad value named.
     @Test func configuration() throws {
-        let loaded = try ConfigurationTests.configuration(
-            ["--config", "c.json"],
-            files: [
-                "c.json":
-                    #"{"cors": {"allowOrigins": ["HTTPS://Dash.Example:8443", "*", "*"]}, "allowedHosts": ["Pi.LAN", ".lan", "[::1]"]}"#
-            ])
+        let loaded = try ServiceConfiguration.loaded(
+            file:
+                #"{"cors": {"allowOrigins": ["HTTPS://Dash.Example:8443", "*", "*"]}, "allowedHosts": ["Pi.LAN", ".lan", "[::1]"]}"#
+        )
         #expect(loaded.corsAllowOrigins == ["https://dash.example:8443", "*"])
         #expect(loaded.allowedHosts == ["pi.lan", ".lan", "::1"])
-        let none = try ConfigurationTests.configuration(
-            ["--config", "c.json"], files: ["c.json": #"{"cors": {"allowOrigins": []}}"#])
+        let none = try ServiceConfiguration.loaded(file: #"{"cors": {"allowOrigins": []}}"#)
         #expect(none.corsAllowOrigins == [])
         let cases: [(String, String)] = [
             (#"{"cors": {"allowOrigins": "*"}}"#, "cors.allowOrigins"),
@@ -234,7 +231,7 @@ struct CrossOriginPolicyTests {
             (#"{"allowedHosts": ["a b"]}"#, "allowedHosts[0]"),
         ]
         for (json, key) in cases {
-            let error = ConfigurationTests.error(["--config", "c.json"], files: ["c.json": json])
+            let error = ConfigurationError.loading(file: json)
             #expect(error?.key == key, "\(json): \(String(describing: error))")
         }
     }

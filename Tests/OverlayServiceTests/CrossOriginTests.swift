@@ -137,7 +137,7 @@ struct CrossOriginTests {
                     "POST", "/messages", [evil, ("Content-Type", "text/plain")],
                     #"{"text": "forged", "kind": "failed"}"#
                 ),
-                ("POST", "/messages", [evil, ("Content-Type", "application/x-www-form-urlencoded")], "text=forged"),
+                ("POST", "/messages", [evil, FormBody.urlEncoded], "text=forged"),
                 ("POST", "/messages", [evil, ("Content-Type", "multipart/form-data; boundary=b")], ""),
                 ("POST", "/messages?text=forged", [evil], ""),
                 ("POST", "/messages", [evil, ("Content-Type", "application/json")], #"{"text": "forged"}"#),

@@ -9,11 +9,11 @@ import Testing
 @Suite("Device configuration")
 struct DeviceConfigurationTests {
     static func devices(_ json: String) throws -> [String: DeviceProfile] {
-        try ConfigurationTests.configuration(["--config", "c.json"], files: ["c.json": json]).devices
+        try ServiceConfiguration.loaded(file: json).devices
     }
 
     static func refusedKey(_ json: String) -> String? {
-        ConfigurationTests.error(["--config", "c.json"], files: ["c.json": json])?.key
+        ConfigurationError.loading(file: json)?.key
     }
 
     @Test func everyBuiltInIsThereByDefault() throws {

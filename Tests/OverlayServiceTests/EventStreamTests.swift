@@ -194,12 +194,7 @@ struct EventStreamTests {
     /// Writers on several threads change the overlay while a stream reads: the stream sees versions
     /// only grow, and its last event is the final version.
     @Test func versionsOnlyGrow() throws {
-        try withLiveServer(
-            started: LiveServer {
-                $0.engine.maxQueue = 10_000
-                $0.writesPerSecond = 0
-            }
-        ) { live in
+        try withLiveServer(configure: { $0.engine.maxQueue = 10_000 }) { live in
             let port = live.port
             let stream = try StreamClient.events(port: port)
             #expect(stream.nextEvent()?.version == 0)
@@ -225,6 +220,43 @@ struct EventStreamTests {
         }
     }
 
+    /// 240 characters that each change carries, ~1 KB of UTF-8; it appears twice in each event
+    /// (message and label).
+    static let padding = String(repeating: "𝄞", count: 240)
+
+    /// A server with a message (1) and a stream on it whose client never reads (a 4 KB receive
+    /// buffer): where the slow-reader tests start.
+    static func withSlowReader(
+        heartbeatSeconds: Double, eventBufferBytes: Int, _ body: (LiveServer, StreamClient) throws -> Void
+    ) throws {
+        try withLiveServer(configure: {
+            $0.heartbeatSeconds = heartbeatSeconds
+            $0.eventBufferBytes = eventBufferBytes
+        }) { live in
+            #expect(try live.post("/messages", json: #"{"text": "start", "kind": "sending"}"#).status == 202)
+            try body(live, try StreamClient.events(port: live.port, receiveBufferBytes: 4096))
+        }
+    }
+
+    /// Message 1 changed `perThread` times from each of four threads at once, each text unique and
+    /// padded; what went wrong (each change must be answered 200).
+    static func changeAtOnce(port: Int, perThread: Int, prefix: String = "") -> [String] {
+        let failures = Lock<[String]>([])
+        onThreads(4) { thread in
+            for index in 0..<perThread {
+                do {
+                    let response = try RawClient.request(
+                        "PATCH", "/messages/1", port: port, headers: [("Content-Type", "text/plain")],
+                        body: "\(prefix)t\(thread)-\(index) \(padding)")
+                    if response.status != 200 { failures.withLock { $0.append("PATCH \(response.status)") } }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        return failures.withLock { $0 }
+    }
+
     /// A client that opens a stream and never reads while 2000 changes of ~2 KB events happen: the
     /// server stays healthy (it answers, the stream's buffer is bounded, so memory does not grow
     /// with the changes; `bench/latency` measures the server's RSS), a new stream works at once,
@@ -232,33 +264,10 @@ struct EventStreamTests {
     /// current version after losing the ones in between.
     @Test func readerThatNeverReads() throws {
         let bufferLimit = 64 * 1024
-        try withLiveServer(
-            started: LiveServer {
-                $0.heartbeatSeconds = 0.05
-                $0.eventBufferBytes = bufferLimit
-                $0.writesPerSecond = 0
-            }
-        ) { live in
+        try Self.withSlowReader(heartbeatSeconds: 0.05, eventBufferBytes: bufferLimit) { live, slow in
             let port = live.port
-            #expect(try live.post("/messages", json: #"{"text": "start", "kind": "sending"}"#).status == 202)
-            let slow = try StreamClient.events(port: port, receiveBufferBytes: 4096)
-
-            // 256 characters, ~1 KB of UTF-8; it appears twice in each event (message and label).
-            let padding = String(repeating: "𝄞", count: 240)
-            let failures = Lock<[String]>([])
-            onThreads(4) { thread in
-                for index in 0..<500 {
-                    let text = "t\(thread)-\(index) \(padding)"
-                    do {
-                        let response = try RawClient.request(
-                            "PATCH", "/messages/1", port: port, headers: [("Content-Type", "text/plain")], body: text)
-                        if response.status != 200 { failures.withLock { $0.append("PATCH \(response.status)") } }
-                    } catch {
-                        failures.withLock { $0.append("\(error)") }
-                    }
-                }
-            }
-            #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(5) })")
+            let failures = Self.changeAtOnce(port: port, perThread: 500)
+            #expect(failures.isEmpty, "\(failures.prefix(5))")
             let version = try #require(try live.version())
             #expect(version == 2001)
 
@@ -281,7 +290,7 @@ struct EventStreamTests {
             #expect(zip(versions, versions.dropFirst()).allSatisfy { $0 < $1 })
             #expect(versions.count < 2000, "nothing was dropped: the buffer was never bounded")
             #expect(slow.framingError == nil)
-            #expect(events.last?.json["message"]?["text"]?.string?.hasSuffix(padding) == true)
+            #expect(events.last?.json["message"]?["text"]?.string?.hasSuffix(Self.padding) == true)
         }
     }
 
@@ -289,17 +298,8 @@ struct EventStreamTests {
     /// stream holds only the newest event; heartbeats that come meanwhile must not push it out, or
     /// the slow reader would stay on an old overlay until the next change.
     @Test func heartbeatKeepsNewestEventOfBackedUpStream() throws {
-        try withLiveServer(
-            started: LiveServer {
-                $0.heartbeatSeconds = 0.02
-                $0.eventBufferBytes = 1024
-                $0.writesPerSecond = 0
-            }
-        ) { live in
+        try Self.withSlowReader(heartbeatSeconds: 0.02, eventBufferBytes: 1024) { live, slow in
             let port = live.port
-            #expect(try live.post("/messages", json: #"{"text": "start", "kind": "sending"}"#).status == 202)
-            let slow = try StreamClient.events(port: port, receiveBufferBytes: 4096)
-            let padding = String(repeating: "𝄞", count: 240)
             // Change the overlay until the kernel's buffers are full and the server holds an event for
             // the stream (its buffer is empty while everything fits in the socket).
             // What is held is read once, right after a round: the kernel may take more from the server
@@ -308,14 +308,8 @@ struct EventStreamTests {
             var rounds = 0
             var held: [Int] = []
             repeat {
-                let round = rounds
-                onThreads(4) { thread in
-                    for index in 0..<250 {
-                        _ = try? RawClient.request(
-                            "PATCH", "/messages/1", port: port, headers: [("Content-Type", "text/plain")],
-                            body: "r\(round) t\(thread)-\(index) \(padding)")
-                    }
-                }
+                let failures = Self.changeAtOnce(port: port, perThread: 250, prefix: "r\(rounds) ")
+                #expect(failures.isEmpty, "\(failures.prefix(5))")
                 rounds += 1
                 held = live.server.http.streams.withLock { $0.values.map(\.bufferedBytes) }
             } while rounds < 10 && held.allSatisfy { $0 == 0 }

@@ -11,7 +11,7 @@ import Testing
 @Suite("Field reading")
 struct FieldReadingTests {
     static func form(_ body: String) -> [(String, String)] {
-        [("Content-Type", "application/x-www-form-urlencoded")]
+        [FormBody.urlEncoded]
     }
 
     /// A query value and a form value are percent-decoded by the one decoder: `%00` is U+0000 in

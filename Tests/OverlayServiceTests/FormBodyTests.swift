@@ -1,4 +1,5 @@
 import ServiceTestSupport
+import TestSupport
 import Testing
 
 @testable import OverlayService
@@ -9,8 +10,6 @@ import Testing
 /// as its fields; libmicrohttpd's post processor decodes both form encodings.
 @Suite("Form and text bodies")
 struct FormBodyTests {
-    static let form = ("Content-Type", "application/x-www-form-urlencoded")
-
     /// `text/plain` is the text, even when it starts with `{` (a browser may post it cross-site
     /// without a preflight, so it must never be read as JSON).
     @Test(arguments: [#"{"text": "x", "kind": "failed"}"#, "{oops", " {\"text\": \"a\",}"])
@@ -29,7 +28,7 @@ struct FormBodyTests {
     func formIsRead(typed: Bool) throws {
         try withLiveServer { live in
             let posted = try live.request(
-                "POST", "/messages", headers: typed ? [Self.form] : [],
+                "POST", "/messages", headers: typed ? [FormBody.urlEncoded] : [],
                 body: "text=Photo+sent%21&kind=sent&progress=0.5&key=up%2D1")
             #expect(posted.status == 202, "\(posted.text)")
             #expect(posted.json["text"]?.string == "Photo sent!")
@@ -44,7 +43,8 @@ struct FormBodyTests {
     @Test func formBesideQuery() throws {
         try withLiveServer { live in
             let posted = try live.request(
-                "POST", "/messages?kind=failed", headers: [Self.form], body: "text=Upload%20failed%3A%20disk%20full")
+                "POST", "/messages?kind=failed", headers: [FormBody.urlEncoded],
+                body: "text=Upload%20failed%3A%20disk%20full")
             #expect(posted.json["text"]?.string == "Upload failed: disk full")
             #expect(posted.json["kind"]?.string == "failed")
         }
@@ -58,7 +58,7 @@ struct FormBodyTests {
     ])
     func otherFormBodiesAreText(_ body: String) throws {
         try withLiveServer { live in
-            for headers in [[Self.form], []] {
+            for headers in [[FormBody.urlEncoded], []] {
                 let posted = try live.request("POST", "/messages", headers: headers, body: body)
                 #expect(posted.status == 202, "\(posted.text)")
                 #expect(posted.json["text"]?.string == body)
@@ -75,7 +75,7 @@ struct FormBodyTests {
     func repeatedNames(_ path: String, _ body: String) throws {
         try withLiveServer(started: LiveServer.startedWithTwoMessages()) { live in
             let before = try live.observableState()
-            let response = try live.request("POST", path, headers: [Self.form], body: body)
+            let response = try live.request("POST", path, headers: [FormBody.urlEncoded], body: body)
             #expect(response.status == 400, "\(response.text)")
             #expect(response.errorCode == "bad_request")
             try live.expectUnchanged(since: before)
@@ -86,7 +86,8 @@ struct FormBodyTests {
     @Test func formValueNotUTF8() throws {
         try withLiveServer(started: LiveServer.startedWithTwoMessages()) { live in
             let before = try live.observableState()
-            let response = try live.request("POST", "/messages", headers: [Self.form], body: "text=%FF%FE&kind=sent")
+            let response = try live.request(
+                "POST", "/messages", headers: [FormBody.urlEncoded], body: "text=%FF%FE&kind=sent")
             expectError(response, status: 400, code: "bad_request", field: "text")
             try live.expectUnchanged(since: before)
         }
@@ -95,7 +96,8 @@ struct FormBodyTests {
     /// A form value out of range is 422 like any other field.
     @Test func formValueOutOfRange() throws {
         try withLiveServer { live in
-            let response = try live.request("POST", "/messages", headers: [Self.form], body: "text=hi&progress=2")
+            let response = try live.request(
+                "POST", "/messages", headers: [FormBody.urlEncoded], body: "text=hi&progress=2")
             expectError(response, status: 422, code: "invalid_field", field: "progress")
         }
     }
@@ -104,49 +106,35 @@ struct FormBodyTests {
     @Test func formsOnOtherWrites() throws {
         try withLiveServer { live in
             let rotated = try live.request(
-                "PUT", "/orientation", headers: [Self.form], body: "orientation=landscapeLeft")
+                "PUT", "/orientation", headers: [FormBody.urlEncoded], body: "orientation=landscapeLeft")
             #expect(rotated.status == 200, "\(rotated.text)")
-            let device = try live.request("PUT", "/device", headers: [Self.form], body: "device=iphone")
+            let device = try live.request("PUT", "/device", headers: [FormBody.urlEncoded], body: "device=iphone")
             #expect(device.json["device"]?.string == "iphone")
-            let clock = try live.request("POST", "/clock", headers: [Self.form], body: "advance=1.5")
+            let clock = try live.request("POST", "/clock", headers: [FormBody.urlEncoded], body: "advance=1.5")
             #expect(clock.json["now"]?.number == 1.5)
             let posted = try live.request("POST", "/messages", body: "text=first&immediate=false")
             let patched = try live.request(
-                "PATCH", "/messages/\(posted.json["id"]?.int ?? 0)", headers: [Self.form], body: "kind=sent&text=done")
+                "PATCH", "/messages/\(posted.json["id"]?.int ?? 0)", headers: [FormBody.urlEncoded],
+                body: "kind=sent&text=done")
             #expect(patched.json["kind"]?.string == "sent")
             #expect(patched.json["text"]?.string == "done")
         }
     }
 
     /// A multipart body as `curl -F text=… -F kind=…` sends it.
-    static func multipart(
-        _ parts: [(name: String, filename: String?, value: String)], boundary: String = "XyZ"
-    )
-        -> (header: (String, String), body: String)
-    {
-        var body = ""
-        for part in parts {
-            body += "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(part.name)\""
-            if let filename = part.filename {
-                body += "; filename=\"\(filename)\"\r\nContent-Type: text/plain"
-            }
-            body += "\r\n\r\n\(part.value)\r\n"
-        }
-        body += "--\(boundary)--\r\n"
-        return (("Content-Type", "multipart/form-data; boundary=\(boundary)"), body)
-    }
-
     /// Multipart fields are read as fields, a file part's contents included.
     @Test func multipartIsRead() throws {
         try withLiveServer { live in
-            let fields = Self.multipart([("text", nil, "Sending…"), ("kind", nil, "sending"), ("key", nil, "a&b=c")])
+            let fields = FormBody.multipart([
+                ("text", nil, "Sending…"), ("kind", nil, "sending"), ("key", nil, "a&b=c"),
+            ])
             let posted = try live.request("POST", "/messages", headers: [fields.header], body: fields.body)
             #expect(posted.status == 202, "\(posted.text)")
             #expect(posted.json["text"]?.string == "Sending…")
             #expect(posted.json["kind"]?.string == "sending")
             #expect(posted.json["key"]?.string == "a&b=c")
 
-            let file = Self.multipart([("text", "note.txt", "from a file"), ("kind", nil, "sent")])
+            let file = FormBody.multipart([("text", "note.txt", "from a file"), ("kind", nil, "sent")])
             let fromFile = try live.request("POST", "/messages", headers: [file.header], body: file.body)
             #expect(fromFile.status == 202, "\(fromFile.text)")
             #expect(fromFile.json["text"]?.string == "from a file")
@@ -158,10 +146,10 @@ struct FormBodyTests {
     @Test func multipartRefused() throws {
         try withLiveServer(started: LiveServer.startedWithTwoMessages()) { live in
             let before = try live.observableState()
-            let unknown = Self.multipart([("text", nil, "hi"), ("attachment", "a.bin", "xyz")])
+            let unknown = FormBody.multipart([("text", nil, "hi"), ("attachment", "a.bin", "xyz")])
             let response = try live.request("POST", "/messages", headers: [unknown.header], body: unknown.body)
             expectError(response, status: 400, code: "bad_request", field: "attachment")
-            let twice = Self.multipart([("text", nil, "a"), ("text", nil, "b")])
+            let twice = FormBody.multipart([("text", nil, "a"), ("text", nil, "b")])
             let repeated = try live.request("POST", "/messages", headers: [twice.header], body: twice.body)
             expectError(repeated, status: 400, code: "bad_request", field: "text")
             for (type, body) in [
@@ -198,7 +186,7 @@ struct FormBodyTests {
     /// A body whose first non-blank character is `{` is still JSON with the form type or none.
     @Test func braceBodyIsJSONWithoutTextType() throws {
         try withLiveServer { live in
-            for headers in [[Self.form], []] {
+            for headers in [[FormBody.urlEncoded], []] {
                 let posted = try live.request(
                     "POST", "/messages", headers: headers, body: #" {"text": "j", "kind": "sent"}"#)
                 #expect(posted.json["text"]?.string == "j")

@@ -75,12 +75,12 @@ struct FramingTests {
     /// `OPTIONS *` asks about the server as a whole (RFC 9110 §9.3.7): answered as OPTIONS on a
     /// path is, 204, with every method the server implements.
     @Test func optionsAsteriskRouted() throws {
-        let service = try RouteTests.service()
-        let response = service.answer(RouteTests.request("OPTIONS", "*"))
+        let service = try OverlayService.testing()
+        let response = service.answer(HTTPRequest("OPTIONS", "*"))
         #expect(response.status == 204)
         #expect(response.header("Allow") == "GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS")
         // Only OPTIONS takes the asterisk: any other method there names no resource.
-        #expect(service.answer(RouteTests.request("GET", "*")).status == 404)
+        #expect(service.answer(HTTPRequest("GET", "*")).status == 404)
     }
 
     /// The same through libmicrohttpd: it hands the asterisk over as the path.

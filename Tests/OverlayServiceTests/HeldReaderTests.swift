@@ -65,12 +65,7 @@ struct HeldReaderTests {
     /// Stopping the server with open streams (one of them never read) and parked long-polls: the
     /// stop returns, waiters get 503, streams end, and nothing new is accepted.
     @Test func stopWithOpenStreamsAndWaiters() throws {
-        try withLiveServer(
-            started: LiveServer {
-                $0.heartbeatSeconds = 0.1
-                $0.writesPerSecond = 0
-            }
-        ) { live in
+        try withLiveServer(configure: { $0.heartbeatSeconds = 0.1 }) { live in
             let port = live.port
             let streams = try (0..<10).map { _ in try StreamClient.events(port: port) }
             let stuck = try StreamClient.events(port: port, receiveBufferBytes: 4096)

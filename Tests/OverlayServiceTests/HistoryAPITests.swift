@@ -9,29 +9,29 @@ import Testing
 struct HistoryAPITests {
     static func list(_ service: OverlayService, _ query: [QueryItem]) -> HTTPResponse {
         service.answer(
-            RouteTests.request("GET", "/messages", query: [QueryItem(name: "state", value: "ended")] + query))
+            HTTPRequest("GET", "/messages", query: [QueryItem(name: "state", value: "ended")] + query))
     }
 
     @Test func newestFirstPagedAndExpiring() throws {
-        let service = try RouteTests.service { $0.engine.historySize = 3 }
+        let service = try OverlayService.testing { $0.engine.historySize = 3 }
         for index in 1...4 {
             let body = #"{"text": "m\#(index)", "duration": 1}"#
-            #expect(service.answer(RouteTests.request("POST", "/messages", headers: [.json], body: body)).status == 202)
+            #expect(service.answer(HTTPRequest("POST", "/messages", headers: [.json], body: body)).status == 202)
         }
-        #expect(service.answer(RouteTests.request("DELETE", "/messages/4")).status == 200)
-        #expect(service.answer(RouteTests.request("POST", "/clock", body: "100")).status == 200)
-        let first = RouteTests.json(Self.list(service, [QueryItem(name: "limit", value: "2")]))
+        #expect(service.answer(HTTPRequest("DELETE", "/messages/4")).status == 200)
+        #expect(service.answer(HTTPRequest("POST", "/clock", body: "100")).status == 200)
+        let first = Self.list(service, [QueryItem(name: "limit", value: "2")]).json
         #expect(first["messages"]?.array?.map { $0["id"]?.int } == [3, 2])
         #expect(first["next"]?.int == 2)
-        let rest = RouteTests.json(Self.list(service, [QueryItem(name: "after", value: "2")]))
+        let rest = Self.list(service, [QueryItem(name: "after", value: "2")]).json
         #expect(rest["messages"]?.array?.map { $0["id"]?.int } == [1])
         #expect(rest["messages"]?[0]?["state"]?.string == "done" && rest["next"] == .null)
         // Message 4, cancelled first of all, has left a history of three.
         let gone = Self.list(service, [QueryItem(name: "after", value: "4")])
-        #expect(gone.status == 409 && RouteTests.json(gone)["error"]?["code"]?.string == "cursor_expired")
-        #expect(RouteTests.json(gone)["error"]?["message"]?.string?.contains("history") == true)
+        #expect(gone.status == 409 && gone.json["error"]?["code"]?.string == "cursor_expired")
+        #expect(gone.json["error"]?["message"]?.string?.contains("history") == true)
         let bad = service.answer(
-            RouteTests.request("GET", "/messages", query: [QueryItem(name: "state", value: "old")]))
-        #expect(bad.status == 422 && RouteTests.json(bad)["error"]?["field"]?.string == "state")
+            HTTPRequest("GET", "/messages", query: [QueryItem(name: "state", value: "old")]))
+        #expect(bad.status == 422 && bad.json["error"]?["field"]?.string == "state")
     }
 }

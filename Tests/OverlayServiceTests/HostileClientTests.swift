@@ -85,7 +85,7 @@ struct HostileClientTests {
             let deadline = Deadline(after: patience)
             while !idle.isClosed() && !deadline.hasPassed {
                 try busy.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-                let response = try StopTests.readResponse(busy.socket)
+                let response = try busy.readResponse()
                 #expect(response.status == 200)
                 served += 1
                 // A request every 50 ms: the busy client's pace, far inside the idle timeout.
@@ -95,7 +95,7 @@ struct HostileClientTests {
             #expect(served > 0, "the idle connection was closed at once")
             #expect(stuck.isClosed(within: patience), "the connection with half a head stayed open")
             try busy.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(try StopTests.readResponse(busy.socket).status == 200)
+            #expect(try busy.readResponse().status == 200)
             #expect(try live.get("/healthz").status == 200)
         }
     }
@@ -228,10 +228,10 @@ struct HostileClientTests {
     /// Wrong tokens in bulk, from many threads, of every length: each is 401, nothing changes, the
     /// right token still works at once.
     @Test func wrongTokensInBulk() throws {
-        try withLiveServer(configure: { $0.token = TokenTests.writeToken }) { live in
+        try withLiveServer(configure: { $0.token = Credential.write }) { live in
             let before = try live.observableState()
             let statuses = Lock([Int: Int]())
-            let token = TokenTests.writeToken
+            let token = Credential.write
             onThreads(8) { thread in
                 for attempt in 0..<60 {
                     let length = (thread * 60 + attempt) % (token.count * 2)
@@ -249,7 +249,8 @@ struct HostileClientTests {
             }
             #expect(statuses.withLock { $0 } == [401: 480])
             try live.expectUnchanged(since: before)
-            let right = try live.request("POST", "/messages", headers: TokenTests.bearer(token), body: "the owner")
+            let right = try live.request(
+                "POST", "/messages", headers: Credential.authorization(token), body: "the owner")
             #expect(right.status == 202)
         }
     }
@@ -285,7 +286,7 @@ struct HostileClientTests {
                 // it still waits to be accepted, or it was closed unanswered.
                 for client in open {
                     try client.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-                    #expect(try StopTests.readResponse(client.socket).status == 200)
+                    #expect(try client.readResponse().status == 200)
                 }
                 let local = Loopback.port(of: fifth.socket)
                 // Three reads: one read of procfs can miss a socket that others list.

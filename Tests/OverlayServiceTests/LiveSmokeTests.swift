@@ -1,4 +1,5 @@
 import ServiceTestSupport
+import TestSupport
 import Testing
 
 @testable import OverlayService
@@ -9,7 +10,7 @@ struct LiveSmokeTests {
     @Test func curlStylePost() throws {
         try withLiveServer { live in
             let posted = try live.request(
-                "POST", "/messages?kind=sent", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                "POST", "/messages?kind=sent", headers: [FormBody.urlEncoded],
                 body: "Upload done")
             #expect(posted.status == 202)
             #expect(posted.header("Location") == "/messages/1")

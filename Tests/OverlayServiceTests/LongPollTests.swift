@@ -248,7 +248,6 @@ struct LongPollTests {
         try withLiveServer(
             started: LiveServer {
                 $0.engine.maxQueue = 10_000
-                $0.writesPerSecond = 0
                 $0.connectionsPerClient = 0
             }
         ) { live in

@@ -16,13 +16,12 @@ struct MemoryBoundTests {
         #"{"text": "\#(String(repeating: "😀", count: 256))", "subtitle": "\#(String(repeating: "😀", count: 256))", "kind": "sending"}"#
 
     static func post(_ service: OverlayService, _ channel: String, _ body: String = largest) -> HTTPResponse {
-        service.answer(RouteTests.request("POST", "/channels/\(channel)/messages", headers: [.json], body: body))
+        service.answer(HTTPRequest("POST", "/channels/\(channel)/messages", headers: [.json], body: body))
     }
 
     @Test func fillsThenRefusesThenTakesAgain() throws {
-        let service = try RouteTests.service {
+        let service = try OverlayService.testing {
             $0.maxMemoryBytes = 1 << 20
-            $0.writesPerSecond = 0
         }
         let each = MessageMemory.base + 2 * 1024
         var accepted = 0
@@ -32,35 +31,35 @@ struct MemoryBoundTests {
             if response.status == 202 { accepted += 1 } else { refusal = response }
         }
         let refused = try #require(refusal)
-        #expect(refused.status == 503 && RouteTests.json(refused)["error"]?["code"]?.string == "memory_full")
+        #expect(refused.status == 503 && refused.json["error"]?["code"]?.string == "memory_full")
         #expect(refused.headers.contains { $0.name == "Retry-After" })
         // As many as the bound holds, across both channels: the account is the server's.
         #expect(accepted == (1 << 20) / each)
         #expect(service.memory.bytes <= 1 << 20 && service.memory.bytes == accepted * each)
         // The refusal changed nothing; a small message that fits is still taken.
-        let queued = RouteTests.json(service.answer(RouteTests.request("GET", "/channels/a/overlay")))["queued"]?.int
+        let queued = service.answer(HTTPRequest("GET", "/channels/a/overlay")).json["queued"]?.int
         #expect(Self.post(service, "a").status == 503)
         #expect(
-            RouteTests.json(service.answer(RouteTests.request("GET", "/channels/a/overlay")))["queued"]?.int == queued)
+            service.answer(HTTPRequest("GET", "/channels/a/overlay")).json["queued"]?.int == queued)
         // Deleting a channel gives its messages' place back.
-        #expect(service.answer(RouteTests.request("DELETE", "/channels/b")).status == 204)
+        #expect(service.answer(HTTPRequest("DELETE", "/channels/b")).status == 204)
         #expect(service.memory.bytes == (accepted + 1) / 2 * each)
         #expect(Self.post(service, "c").status == 202)
     }
 
     /// Ended messages leave the account as they leave the history; a PATCH counts its new text.
     @Test func endingAndChangingAreCounted() throws {
-        let service = try RouteTests.service { $0.engine.historySize = 1 }
+        let service = try OverlayService.testing { $0.engine.historySize = 1 }
         #expect(Self.post(service, "a", #"{"text": "one", "duration": 1}"#).status == 202)
         let one = service.memory.bytes
         #expect(one == MessageMemory.base + 3)
         #expect(
             service.answer(
-                RouteTests.request("PATCH", "/channels/a/messages/1", headers: [.json], body: #"{"text": "longer"}"#)
+                HTTPRequest("PATCH", "/channels/a/messages/1", headers: [.json], body: #"{"text": "longer"}"#)
             ).status == 200)
         #expect(service.memory.bytes == MessageMemory.base + 6)
         #expect(Self.post(service, "a", #"{"text": "two", "duration": 1}"#).status == 202)
-        #expect(service.answer(RouteTests.request("POST", "/clock", body: "10")).status == 200)
+        #expect(service.answer(HTTPRequest("POST", "/clock", body: "10")).status == 200)
         // Both ended; the history keeps one: the other is gone from memory and from the account.
         #expect(service.memory.bytes == MessageMemory.base + 3)
     }

@@ -1,4 +1,5 @@
 import ServiceTestSupport
+import TestSupport
 import Testing
 
 @testable import OverlayService
@@ -85,7 +86,7 @@ struct MessagesAPITests {
     @Test func postCurlForm() throws {
         try withLiveServer { live in
             let posted = try live.request(
-                "POST", "/messages?kind=sent", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                "POST", "/messages?kind=sent", headers: [FormBody.urlEncoded],
                 body: "text=Upload+done&x=%41")
             #expect(posted.status == 202)
             #expect(posted.json["text"]?.string == "text=Upload+done&x=%41")
@@ -108,7 +109,7 @@ struct MessagesAPITests {
             #expect(json.json["kind"]?.string == "failed")
 
             // The same rule for the form type: a `{` body is JSON, and must then be valid JSON.
-            let form = ("Content-Type", "application/x-www-form-urlencoded")
+            let form = FormBody.urlEncoded
             let braces = try live.request("POST", "/messages", headers: [form], body: "{oops")
             expectError(braces, status: 400, code: "invalid_json")
             // A body that merely contains braces later is text.
@@ -195,7 +196,7 @@ struct MessagesAPITests {
     /// cursor for `after` until the last page, whose `next` is null; a cursor that is no longer a
     /// live message is 409 `cursor_expired`; malformed or out-of-range values change nothing.
     @Test func listMessagesInPages() throws {
-        try withLiveServer(configure: { $0.writesPerSecond = 0 }) { live in
+        try withLiveServer { live in
             for index in 1...205 {
                 #expect(try live.request("POST", "/channels/paged/messages", body: "m\(index)").status == 202)
             }

@@ -83,19 +83,19 @@ struct NumberRangeAPITests {
     func oneAnswer(_ test: Case) throws {
         var answers: [(status: Int, error: JSONValue?)] = []
         for (way, request) in Self.requests(test) {
-            let service = try RouteTests.service()
+            let service = try OverlayService.testing()
             let response = service.answer(request)
-            let error = RouteTests.json(response)["error"]
+            let error = response.json["error"]
             answers.append((response.status, error))
             guard let reason = test.reason else { continue }
-            #expect(response.status == 422, "\(way): \(RouteTests.json(response))")
+            #expect(response.status == 422, "\(way): \(response.json)")
             #expect(error?["code"]?.string == "invalid_field", "\(way)")
             #expect(error?["field"]?.string == test.field, "\(way)")
-            #expect(error?["message"]?.string?.contains(reason) == true, "\(way): \(RouteTests.json(response))")
+            #expect(error?["message"]?.string?.contains(reason) == true, "\(way): \(response.json)")
             // Refused: nothing was queued or scheduled, and the clock did not move.
-            let overlay = RouteTests.json(service.answer(RouteTests.request("GET", "/overlay")))
+            let overlay = service.answer(HTTPRequest("GET", "/overlay")).json
             #expect(overlay["message"]?.isNull == true && overlay["scheduled"]?.int == 0, "\(way)")
-            #expect(RouteTests.json(service.answer(RouteTests.request("GET", "/clock")))["now"]?.number == 0)
+            #expect(service.answer(HTTPRequest("GET", "/clock")).json["now"]?.number == 0)
         }
         #expect(Set(answers.map(\.status)).count == 1, "\(answers.map(\.status))")
         #expect(Set(answers.map { $0.error?["message"]?.string ?? "" }).count == 1, "\(answers.map(\.error))")
@@ -103,11 +103,11 @@ struct NumberRangeAPITests {
 
     /// A long-poll's `wait` comes in the query alone: too large is out of range there too.
     @Test func longPollWait() throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         let response = service.answer(
-            RouteTests.request("GET", "/overlay", query: [QueryItem(name: "wait", value: "1e400")]))
+            HTTPRequest("GET", "/overlay", query: [QueryItem(name: "wait", value: "1e400")]))
         #expect(response.status == 422)
-        #expect(RouteTests.json(response)["error"]?["field"]?.string == "wait")
+        #expect(response.json["error"]?["field"]?.string == "wait")
     }
 
     /// A parsed document keeps the number as infinity, signed, for the reader to judge; written

@@ -12,15 +12,6 @@ import Testing
 /// HTTP on loopback (MODEL §5, §6).
 @Suite("Overlay and service API")
 struct OverlayAPITests {
-    static let overlayKeys = [
-        "version", "now", "phase", "orientation", "rotation", "device", "presentation", "frame", "x", "y", "width",
-        "height", "contentOffset", "alpha", "message", "announcement", "announcementVersion", "label", "subtitle",
-        "outgoing", "accessory", "pill", "style", "activity",
-        "progressBar", "queued", "scheduled", "animation", "statusBar", "style", "hidden", "alpha", "offset", "frame",
-        "x", "y",
-        "width", "height", "animation", "styleFrom", "hiddenFrom", "held", "touch",
-    ]
-
     /// A fresh overlay is hidden, with every optional part null, ETag W/"0" and no-cache.
     @Test func hiddenOverlay() throws {
         try withLiveServer { live in
@@ -29,7 +20,7 @@ struct OverlayAPITests {
             #expect(response.header("Content-Type") == "application/json; charset=utf-8")
             #expect(response.header("ETag") == #"W/"0""#)
             #expect(response.header("Cache-Control") == "no-cache")
-            #expect(orderedKeys(response.body) == Self.overlayKeys)
+            #expect(orderedKeys(response.body) == overlayKeyOrder)
             let expected = try JSONParser.parse(
                 Array(
                     """
@@ -146,7 +137,7 @@ struct OverlayAPITests {
                 "PUT", "/orientation", headers: [("Content-Type", "application/json")],
                 body: #"{"orientation": "landscapeLeft"}"#)
             #expect(left.status == 200)
-            #expect(orderedKeys(left.body) == Self.overlayKeys)
+            #expect(orderedKeys(left.body) == overlayKeyOrder)
             #expect(left.json["orientation"]?.string == "landscapeLeft")
             #expect(left.json["rotation"]?.int == -90)
             #expect(left.json["frame"]?["x"]?.number == 0)

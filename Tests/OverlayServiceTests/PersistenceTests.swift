@@ -16,19 +16,6 @@ import Testing
 /// repeat. In-process servers on one data directory, one after the other.
 @Suite("Persistence")
 struct PersistenceTests {
-    /// A manual-clock server keeping its state in `directory`.
-    static func server(on directory: TemporaryDirectory) throws -> LiveServer {
-        try LiveServer(clock: .manual) {
-            $0.ephemeral = false
-            $0.dataDirectory = directory.path
-        }
-    }
-
-    /// The fields of a message that a restart keeps.
-    static func kept(_ message: JSONValue) -> [String] {
-        ["id", "kind", "text", "progress", "duration", "key", "postedAt"].map { "\($0)=\(message[$0] ?? .null)" }
-    }
-
     /// Tracks the highest version a reader saw and every ETag, across requests.
     final class Seen {
         var maximum = 0
@@ -49,70 +36,68 @@ struct PersistenceTests {
     /// fields, the history, device and orientation are back; the shown message shows again from
     /// the start of its slide; versions, ETags and ids go on beyond everything seen before.
     @Test func roundTrip() throws {
-        let directory = try TemporaryDirectory()
         let seen = Seen()
         let json = [("Content-Type", "application/json")]
         var before: [String: [[String]]] = [:]
         var maximumID = 0
-        do {
-            try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
-                // 1 ends (done) before the others come: history.
-                #expect(try live.post("/messages", json: #"{"text": "quick", "duration": 0.5}"#).status == 202)
-                try live.advance(1)
-                #expect(try seen.overlay(live)["phase"]?.string == "hidden")
-                // 2 is shown (sticky); 3, 4, 5 wait; 5 is cancelled.
-                let posts = [
-                    #"{"text": "Sending photo…", "kind": "sending", "key": "upload-42"}"#,
-                    #"{"kind": "progress", "text": "Downloading…", "progress": 0.25, "key": "dl-7"}"#,
-                    #"{"text": "custom", "kind": "failed", "duration": 42.5}"#,
-                    #"{"text": "to be cancelled"}"#,
-                ]
-                for (offset, body) in posts.enumerated() {
-                    let posted = try live.post("/messages", json: body)
-                    #expect(posted.status == 202)
-                    #expect(posted.json["id"]?.int == offset + 2)
-                }
-                #expect(try live.request("DELETE", "/messages/5").json["state"]?.string == "cancelled")
-                let keyed = try live.post("/messages", json: #"{"key": "dl-7", "progress": 0.5}"#)
-                #expect(keyed.status == 200)
-                #expect(keyed.json["id"]?.int == 3)
-                #expect(
-                    try live.request("PATCH", "/messages/4", headers: json, body: #"{"text": "custom!"}"#).status == 200
-                )
-                try live.advance(1)
-                // An immediate replaces the sticky 2, which goes back to the head of the queue.
-                let urgent = try live.post(
-                    "/messages", json: #"{"text": "urgent", "kind": "failed", "immediate": true}"#)
-                #expect(urgent.json["id"]?.int == 6)
-                #expect(try seen.overlay(live)["message"]?["id"]?.int == 6)
-
-                // Another channel, on another device, in another orientation.
-                #expect(
-                    try live.post("/channels/ops/messages", json: #"{"text": "ops one", "kind": "sent"}"#).status == 202
-                )
-                #expect(try live.request("PUT", "/channels/ops/device", body: "iphone").status == 200)
-                #expect(try live.post("/channels/ops/messages", json: #"{"text": "ops two"}"#).status == 202)
-                #expect(try live.request("PUT", "/channels/ops/orientation", body: "landscapeLeft").status == 200)
-                _ = try seen.overlay(live, "/channels/ops")
-
-                for channel in ["", "/channels/ops"] {
-                    let messages = try #require(live.get("\(channel)/messages").json["messages"]?.array)
-                    before[channel] = messages.map(PersistenceTests.kept)
-                    maximumID = max(maximumID, messages.compactMap { $0["id"]?.int }.max() ?? 0)
-                }
-                // 4, a failed message, waits ahead of 3: its kind's priority is higher.
-                #expect(before[""]?.map { $0[0] } == [6, 2, 4, 3].map { "id=\(JSONValue.number($0))" })
-                _ = try seen.overlay(live)
+        var etagsBefore: Set<String> = []
+        var versionBefore = 0
+        try withRestart { live in
+            // 1 ends (done) before the others come: history.
+            #expect(try live.post("/messages", json: #"{"text": "quick", "duration": 0.5}"#).status == 202)
+            try live.advance(1)
+            #expect(try seen.overlay(live)["phase"]?.string == "hidden")
+            // 2 is shown (sticky); 3, 4, 5 wait; 5 is cancelled.
+            let posts = [
+                #"{"text": "Sending photo…", "kind": "sending", "key": "upload-42"}"#,
+                #"{"kind": "progress", "text": "Downloading…", "progress": 0.25, "key": "dl-7"}"#,
+                #"{"text": "custom", "kind": "failed", "duration": 42.5}"#,
+                #"{"text": "to be cancelled"}"#,
+            ]
+            for (offset, body) in posts.enumerated() {
+                let posted = try live.post("/messages", json: body)
+                #expect(posted.status == 202)
+                #expect(posted.json["id"]?.int == offset + 2)
             }
-        }
+            #expect(try live.request("DELETE", "/messages/5").json["state"]?.string == "cancelled")
+            let keyed = try live.post("/messages", json: #"{"key": "dl-7", "progress": 0.5}"#)
+            #expect(keyed.status == 200)
+            #expect(keyed.json["id"]?.int == 3)
+            #expect(
+                try live.request("PATCH", "/messages/4", headers: json, body: #"{"text": "custom!"}"#).status == 200
+            )
+            try live.advance(1)
+            // An immediate replaces the sticky 2, which goes back to the head of the queue.
+            let urgent = try live.post(
+                "/messages", json: #"{"text": "urgent", "kind": "failed", "immediate": true}"#)
+            #expect(urgent.json["id"]?.int == 6)
+            #expect(try seen.overlay(live)["message"]?["id"]?.int == 6)
 
-        let etagsBefore = seen.etags
-        let versionBefore = seen.maximum
-        try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+            // Another channel, on another device, in another orientation.
+            #expect(
+                try live.post("/channels/ops/messages", json: #"{"text": "ops one", "kind": "sent"}"#).status == 202
+            )
+            #expect(try live.request("PUT", "/channels/ops/device", body: "iphone").status == 200)
+            #expect(try live.post("/channels/ops/messages", json: #"{"text": "ops two"}"#).status == 202)
+            #expect(try live.request("PUT", "/channels/ops/orientation", body: "landscapeLeft").status == 200)
+            _ = try seen.overlay(live, "/channels/ops")
+
+            for channel in ["", "/channels/ops"] {
+                let messages = try #require(live.get("\(channel)/messages").json["messages"]?.array)
+                before[channel] = messages.map(StoredState.kept)
+                maximumID = max(maximumID, messages.compactMap { $0["id"]?.int }.max() ?? 0)
+            }
+            // 4, a failed message, waits ahead of 3: its kind's priority is higher.
+            #expect(before[""]?.map { $0[0] } == [6, 2, 4, 3].map { "id=\(JSONValue.number($0))" })
+            _ = try seen.overlay(live)
+            // What was seen before the restart, to compare what comes after with.
+            etagsBefore = seen.etags
+            versionBefore = seen.maximum
+        } then: { live in
             // The same queue, in the same order, with the same fields.
             for channel in ["", "/channels/ops"] {
                 let messages = try #require(live.get("\(channel)/messages").json["messages"]?.array)
-                #expect(messages.map(PersistenceTests.kept) == before[channel])
+                #expect(messages.map(StoredState.kept) == before[channel])
                 #expect(messages.first?["state"]?.string == "showing")
                 #expect(messages.dropFirst().allSatisfy { $0["state"]?.string == "queued" })
             }
@@ -169,7 +154,7 @@ struct PersistenceTests {
         var ids: Set<Int> = []
         var highestID = 0
         for round in 0..<4 {
-            try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+            try withLiveServer(started: LiveServer.durable(on: directory)) { live in
                 let etagsBefore = seen.etags
                 let versionBefore = seen.maximum
                 let first = try seen.overlay(live)
@@ -196,17 +181,13 @@ struct PersistenceTests {
     /// An orientation change that is still rotating out when the process stops is not lost: the
     /// PUT was answered 200, so the restarted overlay is in the new orientation.
     @Test func orientationOfARunningRotationSurvives() throws {
-        let directory = try TemporaryDirectory()
-        do {
-            try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
-                #expect(try live.post("/messages", json: #"{"text": "a", "kind": "sending"}"#).status == 202)
-                try live.advance(1)
-                let rotating = try live.request("PUT", "/orientation", body: "landscapeRight")
-                #expect(rotating.status == 200)
-                #expect(rotating.json["phase"]?.string == "rotatingOut")
-            }
-        }
-        try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+        try withRestart { live in
+            #expect(try live.post("/messages", json: #"{"text": "a", "kind": "sending"}"#).status == 202)
+            try live.advance(1)
+            let rotating = try live.request("PUT", "/orientation", body: "landscapeRight")
+            #expect(rotating.status == 200)
+            #expect(rotating.json["phase"]?.string == "rotatingOut")
+        } then: { live in
             let overlay = try live.overlay()
             #expect(overlay["orientation"]?.string == "landscapeRight")
             #expect(overlay["rotation"]?.number == 90)
@@ -219,7 +200,7 @@ struct PersistenceTests {
     @Test func smallerHistoryForgetsForGood() throws {
         let directory = try TemporaryDirectory()
         do {
-            try withLiveServer(started: PersistenceTests.server(on: directory)) { live throws in
+            try withLiveServer(started: LiveServer.durable(on: directory)) { live throws in
                 for index in 1...4 {
                     #expect(try live.post("/messages", json: #"{"text": "m\#(index)"}"#).status == 202)
                     #expect(try live.request("DELETE", "/messages/\(index)").status == 200)
@@ -228,9 +209,7 @@ struct PersistenceTests {
         }
         do {
             try withLiveServer(
-                started: LiveServer(clock: .manual) {
-                    $0.ephemeral = false
-                    $0.dataDirectory = directory.path
+                started: LiveServer.durable(on: directory) {
                     $0.engine.historySize = 2
                 }
             ) { live throws in
@@ -238,7 +217,7 @@ struct PersistenceTests {
                 #expect(try live.get("/messages/3").status == 200)
             }
         }
-        try withLiveServer(started: PersistenceTests.server(on: directory)) { live throws in
+        try withLiveServer(started: LiveServer.durable(on: directory)) { live throws in
             #expect(try live.get("/messages/1").status == 404)
             #expect(try live.get("/messages/2").status == 404)
             #expect(try live.get("/messages/4").json["state"]?.string == "cancelled")
@@ -250,7 +229,7 @@ struct PersistenceTests {
     @Test func historyKeepsTheOrderOfEnding() throws {
         let directory = try TemporaryDirectory()
         do {
-            try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+            try withLiveServer(started: LiveServer.durable(on: directory)) { live in
                 #expect(try live.post("/messages", json: #"{"text": "sticky", "kind": "sending"}"#).status == 202)
                 try live.advance(1)
                 // 2 replaces the sticky 1, which waits at the head; 2 ends at 1.5, then 1 shows and
@@ -264,9 +243,7 @@ struct PersistenceTests {
             }
         }
         try withLiveServer(
-            started: LiveServer(clock: .manual) {
-                $0.ephemeral = false
-                $0.dataDirectory = directory.path
+            started: LiveServer.durable(on: directory) {
                 $0.engine.historySize = 1
             }
         ) { live throws in
@@ -279,23 +256,19 @@ struct PersistenceTests {
     /// was shown at 0, its display started when the slide ended (0.25) and it was preempted at
     /// 0.5; its successor was shown and displayed at 0.5 and ended at 1.5.
     @Test func endedMessagesKeepTheirTimes() throws {
-        let directory = try TemporaryDirectory()
         var before: [JSONValue] = []
-        do {
-            try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
-                #expect(try live.post("/messages", json: #"{"text": "first", "duration": 1}"#).status == 202)
-                try live.advance(0.5)
-                let urgent = #"{"text": "urgent", "duration": 1, "immediate": true}"#
-                #expect(try live.post("/messages", json: urgent).status == 202)
-                try live.advance(2)
-                before = try [1, 2].map { try live.get("/messages/\($0)").json }
-                #expect(before.map { $0["state"]?.string } == ["preempted", "done"])
-                #expect(before.map { $0["shownAt"]?.number } == [0, 0.5])
-                #expect(before.map { $0["displayStartedAt"]?.number } == [0.25, 0.5])
-                #expect(before.map { $0["endedAt"]?.number } == [0.5, 1.5])
-            }
-        }
-        try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+        try withRestart { live in
+            #expect(try live.post("/messages", json: #"{"text": "first", "duration": 1}"#).status == 202)
+            try live.advance(0.5)
+            let urgent = #"{"text": "urgent", "duration": 1, "immediate": true}"#
+            #expect(try live.post("/messages", json: urgent).status == 202)
+            try live.advance(2)
+            before = try [1, 2].map { try live.get("/messages/\($0)").json }
+            #expect(before.map { $0["state"]?.string } == ["preempted", "done"])
+            #expect(before.map { $0["shownAt"]?.number } == [0, 0.5])
+            #expect(before.map { $0["displayStartedAt"]?.number } == [0.25, 0.5])
+            #expect(before.map { $0["endedAt"]?.number } == [0.5, 1.5])
+        } then: { live in
             let after = try [1, 2].map { try live.get("/messages/\($0)").json }
             #expect(after == before)
         }
@@ -306,20 +279,17 @@ struct PersistenceTests {
     /// with no display times, new ones keep theirs, and its status bar is stored from then on.
     @Test func firstSchemaMigrates() throws {
         let directory = try TemporaryDirectory()
-        do {
-            let database = try Database(path: directory.database)
-            try database.execute(PersistenceTests.firstSchema)
-            try database.execute(
-                """
+        try StoredState.write(
+            in: directory, schema: 1,
+            rows: """
                 INSERT INTO channels VALUES ('default', 12, 100012, 3, 1003, 'landscapeLeft', 'iphone');
                 INSERT INTO messages VALUES ('default', 1, 'sent', 'ended before', NULL, NULL, 0, NULL, 'done',
                   0, 2250000000, 1, 1);
                 INSERT INTO messages VALUES ('default', 2, 'sending', 'still waiting', NULL, NULL, 0, 'upload', 'queued',
                   500000000, NULL, 2, NULL);
                 """)
-        }
         do {
-            try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+            try withLiveServer(started: LiveServer.durable(on: directory)) { live in
                 let ended = try live.get("/messages/1").json
                 #expect(ended["state"]?.string == "done")
                 #expect(ended["text"]?.string == "ended before")
@@ -341,11 +311,8 @@ struct PersistenceTests {
                 #expect(try live.request("PUT", "/statusbar?style=darkContent").status == 200)
             }
         }
-        let database = try Database(path: directory.database)
-        let version = try database.prepare("SELECT version FROM schema_version")
-        #expect(try version.step())
-        #expect(version.int(0) == Schema.latest)
-        try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+        #expect(try StoredState.schemaVersion(in: directory) == Schema.latest)
+        try withLiveServer(started: LiveServer.durable(on: directory)) { live in
             let cancelled = try live.get("/messages/2").json
             #expect(cancelled["state"]?.string == "cancelled")
             #expect(cancelled["shownAt"]?.number == 0)
@@ -354,43 +321,12 @@ struct PersistenceTests {
         }
     }
 
-    /// The schema as the first overlayd that stored anything created it, verbatim.
-    static let firstSchema = """
-        CREATE TABLE schema_version (version INTEGER NOT NULL);
-        INSERT INTO schema_version (version) VALUES (1);
-        CREATE TABLE channels (
-          name TEXT PRIMARY KEY,
-          version INTEGER NOT NULL,
-          version_reserved INTEGER NOT NULL,
-          next_id INTEGER NOT NULL,
-          next_id_reserved INTEGER NOT NULL,
-          orientation TEXT NOT NULL,
-          device TEXT NOT NULL
-        ) WITHOUT ROWID;
-        CREATE TABLE messages (
-          channel TEXT NOT NULL,
-          id INTEGER NOT NULL,
-          kind TEXT NOT NULL,
-          text TEXT NOT NULL,
-          progress REAL,
-          duration_ns INTEGER,
-          immediate INTEGER NOT NULL,
-          key TEXT,
-          state TEXT NOT NULL,
-          posted_at_ns INTEGER NOT NULL,
-          ended_at_ns INTEGER,
-          queue_order INTEGER NOT NULL,
-          history_seq INTEGER,
-          PRIMARY KEY (channel, id)
-        ) WITHOUT ROWID;
-        """
-
     /// While one server holds the data directory, another cannot open it: StoreError, not a second
     /// writer on the same file.
     @Test func oneServerPerDataDirectory() throws {
         let directory = try TemporaryDirectory()
-        try withLiveServer(started: PersistenceTests.server(on: directory)) { first throws in
-            #expect(throws: StoreError.self) { _ = try PersistenceTests.server(on: directory) }
+        try withLiveServer(started: LiveServer.durable(on: directory)) { first throws in
+            #expect(throws: StoreError.self) { _ = try LiveServer.durable(on: directory) }
             #expect(try first.post("/messages", json: #"{"text": "still mine"}"#).status == 202)
         }
     }

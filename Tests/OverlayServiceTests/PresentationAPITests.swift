@@ -139,7 +139,7 @@ struct PresentationAPITests {
                 "PUT", "/presentation", headers: [("Content-Type", "application/json")],
                 body: #"{"presentation": "fullWidth"}"#)
             #expect(json.status == 200)
-            #expect(orderedKeys(json.body) == OverlayAPITests.overlayKeys)
+            #expect(orderedKeys(json.body) == overlayKeyOrder)
             #expect(json.json["presentation"]?.string == "fullWidth")
             #expect(json.json["frame"]?.rect == [0, 0, 393, 59 + 38.66])
             #expect(json.json["version"]?.int == 1)
@@ -150,7 +150,7 @@ struct PresentationAPITests {
             #expect(text.json["presentation"]?.string == "statusBar")
             #expect(text.json["frame"]?.rect == [0, 0, 393, 54])
             let form = try live.request(
-                "PUT", "/presentation", headers: [FormBodyTests.form], body: "presentation=pill")
+                "PUT", "/presentation", headers: [FormBody.urlEncoded], body: "presentation=pill")
             #expect(form.json["presentation"]?.string == "pill")
             #expect(form.json["version"]?.int == 3)
             let query = try live.request("PUT", "/presentation?presentation=auto")
@@ -211,14 +211,11 @@ struct PresentationAPITests {
     /// The configuration's keys: `presentation`, `showStyle` `bounce`, `bounceDuration`,
     /// `maxHoldSeconds` and `pill.height`.
     @Test func configurationKeys() throws {
-        let configuration = try ConfigurationTests.configuration(
-            ["--config", "c.json"],
-            files: [
-                "c.json": #"""
+        let configuration = try ServiceConfiguration.loaded(
+            file: #"""
                 {"presentation": "pill", "showStyle": "bounce", "bounceDuration": 0.5, "maxHoldSeconds": 12,
                  "pill": {"height": 44}}
-                """#
-            ])
+                """#)
         #expect(configuration.engine.presentation == .pill)
         #expect(configuration.engine.showStyle == .bounce)
         #expect(configuration.engine.bounceDuration == .seconds(0.5))
@@ -232,16 +229,12 @@ struct PresentationAPITests {
     /// A presentation that was PUT is durable: after a restart on the same data directory each
     /// channel has it back, with its device.
     @Test func durableAcrossARestart() throws {
-        let directory = try TemporaryDirectory()
-        do {
-            try withLiveServer(started: PersistenceTests.server(on: directory)) { live throws in
-                #expect(try live.request("PUT", "/device", body: "iphone-16-pro").status == 200)
-                #expect(try live.request("PUT", "/presentation", body: "fullWidth").status == 200)
-                #expect(try live.request("PUT", "/channels/tv/presentation", body: "pill").status == 200)
-                #expect(try live.request("PUT", "/channels/auto/device", body: "iphone-14").status == 200)
-            }
-        }
-        try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+        try withRestart { live throws in
+            #expect(try live.request("PUT", "/device", body: "iphone-16-pro").status == 200)
+            #expect(try live.request("PUT", "/presentation", body: "fullWidth").status == 200)
+            #expect(try live.request("PUT", "/channels/tv/presentation", body: "pill").status == 200)
+            #expect(try live.request("PUT", "/channels/auto/device", body: "iphone-14").status == 200)
+        } then: { live in
             let overlay = try live.overlay()
             #expect(overlay["presentation"]?.string == "fullWidth")
             #expect(overlay["frame"]?.rect == [0, 0, 402, 62 + 38.66])

@@ -13,15 +13,9 @@ struct PresentationMigrationTests {
     /// migration; a subtitle and an icon given then are stored, and the presentation PUT is kept.
     @Test func schemaFourKeepsEveryMessage() throws {
         let directory = try TemporaryDirectory()
-        do {
-            let database = try Database(path: directory.database)
-            try database.execute(PersistenceTests.firstSchema)
-            for migration in Schema.migrations where (2...4).contains(migration.version) {
-                try database.execute(migration.sql)
-            }
-            try database.execute(
-                """
-                UPDATE schema_version SET version = 4;
+        try StoredState.write(
+            in: directory, schema: 4,
+            rows: """
                 INSERT INTO channels (name, version, version_reserved, next_id, next_id_reserved, orientation, device,
                   now_ns, phase, current_id, tail_order)
                   VALUES ('default', 12, 100012, 4, 1004, 'portrait', 'iphone-15-pro', 2000000000, 'visible', 2, 3);
@@ -33,10 +27,9 @@ struct PresentationMigrationTests {
                 INSERT INTO messages (channel, id, kind, text, immediate, key, state, posted_at_ns, queue_order)
                   VALUES ('default', 3, 'info', 'waiting', 0, 'w', 'queued', 600000000, 3);
                 """)
-        }
         do {
             try withLiveServer(
-                started: StatusBarPersistenceTests.server(on: directory) { $0.engine.presentation = .fullWidth }
+                started: LiveServer.durable(on: directory) { $0.engine.presentation = .fullWidth }
             ) { live in
                 for (id, text) in [(1, "ended before"), (2, "shown"), (3, "waiting")] {
                     let message = try live.get("/messages/\(id)").json
@@ -54,7 +47,7 @@ struct PresentationMigrationTests {
             }
         }
         try withLiveServer(
-            started: StatusBarPersistenceTests.server(on: directory) { $0.engine.presentation = .fullWidth }
+            started: LiveServer.durable(on: directory) { $0.engine.presentation = .fullWidth }
         ) { live in
             let waiting = try live.get("/messages/3").json
             #expect(waiting["subtitle"]?.string == "later")

@@ -62,11 +62,9 @@ struct PreviewPageTests {
     /// the module's) and in every process: a cache stays valid across restarts.
     @Test func tagFollowsTheBytes() throws {
         try withLiveServer { first in
-            try withLiveServer(
-                started: LiveServer {
-                    $0.devices["kiosk"] = DeviceProfile(name: "kiosk", width: 1080, height: 1920, statusBarHeight: 24)
-                }
-            ) { other in
+            try withLiveServer(configure: {
+                $0.devices["kiosk"] = DeviceProfile(name: "kiosk", width: 1080, height: 1920, statusBarHeight: 24)
+            }) { other in
                 let page = try first.get("/preview")
                 #expect(page.header("ETag") == "\"\(StaticAnswer.fnv1a(PackageResources.PreviewPage_html))\"")
                 #expect(page.body == PackageResources.PreviewPage_html)

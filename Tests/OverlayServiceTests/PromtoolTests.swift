@@ -4,7 +4,9 @@ import Testing
 /// `GET /metrics` as Prometheus itself reads it: `promtool check metrics` (Debian's `prometheus`
 /// package) parses the exposition and lints it, after real traffic over loopback; the duration
 /// histogram's series are then checked for the counts that traffic must have given them.
-@Suite("promtool", .enabled(if: Promtool.path != nil || Promtool.isRequired))
+@Suite(
+    "promtool",
+    .enabled(if: Promtool.path != nil || Promtool.isRequired, "needs promtool (apt-get install prometheus)"))
 struct PromtoolTests {
     @Test func metricsPassPromtoolWithTheHistogramsCounts() throws {
         try withLiveServer { live in

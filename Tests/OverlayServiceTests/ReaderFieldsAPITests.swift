@@ -18,15 +18,13 @@ struct ReaderFieldsAPITests {
         .object(["id": .string("later"), "label": .string("Later"), "url": .null]),
     ])
 
-    /// `%XX` for every byte but unreserved ASCII, as `curl --data-urlencode` sends.
-    static func encoded(_ text: String) -> String {
-        TrimmingAPITests.percentEncoded(text)
-    }
-
     /// The same message by each way in: each answer, the stored message and the overlay's message
     /// have the fields as given (labels trimmed).
     @Test(arguments: ["json", "query", "form", "multipart"])
     func everyWayIn(_ way: String) throws {
+        let fields =
+            "click=\(FormBody.encoded(Self.click))&actions=\(FormBody.encoded(Self.actionsJSON))"
+            + "&accessibilityLabel=\(FormBody.encoded(" Hello there "))"
         try withLiveServer { live in
             let posted: HTTPReply
             switch way {
@@ -39,16 +37,13 @@ struct ReaderFieldsAPITests {
             case "query":
                 posted = try live.request(
                     "POST",
-                    "/messages?click=\(Self.encoded(Self.click))&actions=\(Self.encoded(Self.actionsJSON))"
-                        + "&accessibilityLabel=\(Self.encoded(" Hello there "))",
-                    headers: [("Content-Type", "text/plain")], body: "Hi")
+                    "/messages?" + fields, headers: [("Content-Type", "text/plain")], body: "Hi")
             case "form":
                 posted = try live.request(
-                    "POST", "/messages", headers: [("Content-Type", "application/x-www-form-urlencoded")],
-                    body: "text=Hi&click=\(Self.encoded(Self.click))&actions=\(Self.encoded(Self.actionsJSON))"
-                        + "&accessibilityLabel=\(Self.encoded(" Hello there "))")
+                    "POST", "/messages", headers: [FormBody.urlEncoded],
+                    body: "text=Hi&" + fields)
             default:
-                let form = FormBodyTests.multipart([
+                let form = FormBody.multipart([
                     ("text", nil, "Hi"), ("click", nil, Self.click), ("actions", nil, Self.actionsJSON),
                     ("accessibilityLabel", nil, " Hello there "),
                 ])
@@ -101,7 +96,7 @@ struct ReaderFieldsAPITests {
                     .status
                     == 200)
             let emptied = try live.request(
-                "PATCH", "/messages/1", body: "actions=null&click=\(Self.encoded(Self.click))")
+                "PATCH", "/messages/1", body: "actions=null&click=\(FormBody.encoded(Self.click))")
             #expect(emptied.json["actions"] == .array([]) && emptied.json["click"]?.string == Self.click)
             #expect(
                 try live.request("PATCH", "/messages/1", headers: json, body: #"{"actions": \#(Self.actionsJSON)}"#)

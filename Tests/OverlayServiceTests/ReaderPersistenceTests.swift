@@ -22,33 +22,29 @@ struct ReaderPersistenceTests {
     }
 
     @Test func aRestartKeepsEverything() throws {
-        let directory = try TemporaryDirectory()
         var before: [Int: [JSONValue]] = [:]
         var versionBefore = 0
-        do {
-            try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
-                // 1 is tapped and ends (in the history); 2 is tapped and shown; 3 waits.
-                #expect(
-                    try live.post("/messages", json: #"{"text": "first", "duration": 1, "click": "x-app:1"}"#).status
-                        == 202
-                )
-                #expect(try live.request("POST", "/overlay/tap").status == 200)
-                try live.advance(1.25)
-                #expect(try live.get("/messages/1").json["state"]?.string == "done")
-                #expect(try live.post("/messages", json: Self.body).status == 202)
-                #expect(
-                    try live.post("/messages", json: #"{"text": "waiting", "actions": [{"id": "x", "label": "X"}]}"#)
-                        .status
-                        == 202)
-                try live.advance(1)
-                #expect(try live.request("POST", "/overlay/tap", body: "retry").status == 200)
-                #expect(try live.post("/overlay/tap", json: #"{"action": null}"#).status == 200)
-                for id in 1...3 { before[id] = Self.readerFields(try live.get("/messages/\(id)").json) }
-                #expect(before[2]?[3].array?.count == 2)
-                versionBefore = try #require(try live.version())
-            }
-        }
-        try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+        try withRestart { live in
+            // 1 is tapped and ends (in the history); 2 is tapped and shown; 3 waits.
+            #expect(
+                try live.post("/messages", json: #"{"text": "first", "duration": 1, "click": "x-app:1"}"#).status
+                    == 202
+            )
+            #expect(try live.request("POST", "/overlay/tap").status == 200)
+            try live.advance(1.25)
+            #expect(try live.get("/messages/1").json["state"]?.string == "done")
+            #expect(try live.post("/messages", json: Self.body).status == 202)
+            #expect(
+                try live.post("/messages", json: #"{"text": "waiting", "actions": [{"id": "x", "label": "X"}]}"#)
+                    .status
+                    == 202)
+            try live.advance(1)
+            #expect(try live.request("POST", "/overlay/tap", body: "retry").status == 200)
+            #expect(try live.post("/overlay/tap", json: #"{"action": null}"#).status == 200)
+            for id in 1...3 { before[id] = Self.readerFields(try live.get("/messages/\(id)").json) }
+            #expect(before[2]?[3].array?.count == 2)
+            versionBefore = try #require(try live.version())
+        } then: { live in
             for id in 1...3 {
                 #expect(Self.readerFields(try live.get("/messages/\(id)").json) == before[id], "message \(id)")
             }
@@ -72,19 +68,15 @@ struct ReaderPersistenceTests {
     /// Nothing shown before the stop nor after: the announcement stays null at the version it
     /// became null at.
     @Test func aQuietChannelKeepsItsVersion() throws {
-        let directory = try TemporaryDirectory()
         var nullSince = 0
-        do {
-            try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
-                #expect(try live.post("/messages", json: #"{"text": "gone", "duration": 1}"#).status == 202)
-                try live.advance(2)
-                let overlay = try live.overlay()
-                #expect(overlay["phase"]?.string == "hidden" && overlay["announcement"] == .null)
-                nullSince = try #require(overlay["announcementVersion"]?.int)
-                #expect(nullSince == overlay["version"]?.int)
-            }
-        }
-        try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+        try withRestart { live in
+            #expect(try live.post("/messages", json: #"{"text": "gone", "duration": 1}"#).status == 202)
+            try live.advance(2)
+            let overlay = try live.overlay()
+            #expect(overlay["phase"]?.string == "hidden" && overlay["announcement"] == .null)
+            nullSince = try #require(overlay["announcementVersion"]?.int)
+            #expect(nullSince == overlay["version"]?.int)
+        } then: { live in
             let overlay = try live.overlay()
             #expect(overlay["announcement"] == .null)
             #expect(overlay["announcementVersion"]?.int == nullSince)

@@ -19,23 +19,23 @@ struct RefusedWriteTests {
     ]
 
     @Test func refusedPostsLeaveNoChannel() throws {
-        let service = try RouteTests.service { $0.maxChannels = 4 }
+        let service = try OverlayService.testing { $0.maxChannels = 4 }
         for (index, write) in Self.refused.enumerated() {
             let response = service.answer(
-                RouteTests.request(
+                HTTPRequest(
                     "POST", "/channels/new-\(index)\(write.path)", headers: [.json], body: write.body))
             #expect(response.status == 422, "\(write.body): \(response.status)")
         }
-        let names = RouteTests.json(service.answer(RouteTests.request("GET", "/channels")))["channels"]?.array?
+        let names = service.answer(HTTPRequest("GET", "/channels")).json["channels"]?.array?
             .compactMap { $0["name"]?.string }
         #expect(names == ["default"])
         // The three channels the limit leaves are all still there to make.
         for index in 0..<3 {
             let made = service.answer(
-                RouteTests.request("POST", "/channels/real-\(index)/messages", body: "hello \(index)"))
+                HTTPRequest("POST", "/channels/real-\(index)/messages", body: "hello \(index)"))
             #expect(made.status == 202)
         }
-        let over = service.answer(RouteTests.request("POST", "/channels/one-more/messages", body: "x"))
-        #expect(over.status == 503 && RouteTests.json(over)["error"]?["code"]?.string == "too_many_channels")
+        let over = service.answer(HTTPRequest("POST", "/channels/one-more/messages", body: "x"))
+        #expect(over.status == 503 && over.json["error"]?["code"]?.string == "too_many_channels")
     }
 }

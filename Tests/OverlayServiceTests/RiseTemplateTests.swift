@@ -31,7 +31,7 @@ struct RiseTemplateTests {
             },
             230: { engine, now in _ = engine.changeOrientation(to: .landscapeLeft, at: now) },
         ]
-        let rising = TemplateTests.fillEveryStep(&engine, steps: 500, events: events).count { $0.outgoing != nil }
+        let rising = fillEveryStep(&engine, steps: 500, events: events).count { $0.outgoing != nil }
         // 0.75 → 1.05 (30 steps), 1.05 → 1.65 (60), 2.0 → 2.3 (30, ended by the rotation).
         #expect(rising == 120)
         #expect(engine.overlay(at: .seconds(5)).phase == .visible)

@@ -93,8 +93,8 @@ struct RouteTableTests {
     /// The index at `GET /` is the table: every row but the index itself, in table order, and
     /// the note that channels have the channel rows too.
     @Test func indexIsTheTable() throws {
-        let service = try RouteTests.service()
-        let listed = RouteTests.json(service.answer(RouteTests.request("GET", "/")))["endpoints"]?.array?
+        let service = try OverlayService.testing()
+        let listed = service.answer(HTTPRequest("GET", "/")).json["endpoints"]?.array?
             .compactMap(\.string)
         var expected = OverlayService.routes.filter { $0.path != "/" }.map { "\($0.method) \($0.path)" }
         expected.insert("/channels/{name}/…", at: expected.firstIndex(of: "GET /channels/{name}")! + 1)
@@ -105,13 +105,13 @@ struct RouteTableTests {
     /// write token, reads either token, open rows none; unknown paths and wrong methods are
     /// checked as their method implies (so a 404 or 405 tells nothing to a client without one).
     @Test func accessDecidesTheTokenCheck() throws {
-        let service = try RouteTests.service {
+        let service = try OverlayService.testing {
             $0.token = "write-secret"
             $0.readToken = "read-secret"
         }
         func status(_ method: String, _ path: String, token: String?) -> Int {
             let headers = token.map { [Header(name: "Authorization", value: "Bearer \($0)")] } ?? []
-            return service.answer(RouteTests.request(method, path, headers: headers)).status
+            return service.answer(HTTPRequest(method, path, headers: headers)).status
         }
         for route in OverlayService.routes {
             for (path, _, _) in Self.paths(of: route) {
@@ -145,7 +145,7 @@ struct ChannelRegistryTests {
     /// channel by its first write, and let go by the sweep while nobody reads it (once let go it
     /// takes no reader; a new one of the same name is made on the next request).
     @Test func provisionalChannels() throws {
-        let service = try RouteTests.service { $0.maxChannels = 2 }
+        let service = try OverlayService.testing { $0.maxChannels = 2 }
         let registry = service.channels
         let watched = try registry.obtainForReading("watched")
         #expect(registry.existing("watched") === watched)
@@ -166,7 +166,7 @@ struct ChannelRegistryTests {
     /// A channel the sweep lets go leaves nothing in the scheduler: the order of its deadlines'
     /// handovers goes with it, so channels made by readers and let go take no room there.
     @Test func aReleasedChannelIsForgottenByTheScheduler() throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         let before = service.scheduler.orderedKeys
         let (_, waiting) = DetachedAnswer.handle(
             HTTPRequest(

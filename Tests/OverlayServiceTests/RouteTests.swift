@@ -9,22 +9,6 @@ import Testing
 /// (ETag matching, error mapping, access-log escaping) the live tests only see from outside.
 @Suite("Routes")
 struct RouteTests {
-    static func service(_ configure: (inout ServiceConfiguration) -> Void = { _ in }) throws -> OverlayService {
-        var configuration = ServiceConfiguration()
-        configuration.clock = .manual
-        configuration.ephemeral = true
-        configure(&configuration)
-        return try OverlayService(configuration: configuration)
-    }
-
-    static func request(
-        _ method: String, _ path: String, query: [QueryItem] = [], headers: [Header] = [], body: String = ""
-    ) -> HTTPRequest {
-        HTTPRequest(method: method, path: path, query: query, headers: headers, body: Array(body.utf8))
-    }
-
-    static func json(_ response: HTTPResponse) -> JSONValue { (try? JSONParser.parse(response.body)) ?? .null }
-
     /// Each path answers its methods; a trailing slash is the same path, a doubled slash is not.
     @Test(arguments: [
         ("GET", "/", 200), ("GET", "/messages", 200), ("GET", "/messages/", 200), ("POST", "/messages", 422),
@@ -35,7 +19,7 @@ struct RouteTests {
         ("DELETE", "/", 405), ("GET", "/Overlay", 404),
     ])
     func routing(method: String, path: String, status: Int) throws {
-        let response = try Self.service().answer(Self.request(method, path))
+        let response = try OverlayService.testing().answer(HTTPRequest(method, path))
         #expect(response.status == status)
     }
 
@@ -58,14 +42,14 @@ struct RouteTests {
         "application/x-www-form-urlencoded; charset=utf-8", "",
     ])
     func contentTypes(type: String) throws {
-        let service = try Self.service()
+        let service = try OverlayService.testing()
         let response = service.answer(
-            Self.request(
+            HTTPRequest(
                 "POST", "/messages", headers: type.isEmpty ? [] : [Header(name: "Content-Type", value: type)],
                 body: #"{"text": "hi", "kind": "sent"}"#))
         #expect(response.status == 202)
-        #expect(Self.json(response)["kind"]?.string == "sent")
-        #expect(Self.json(response)["text"]?.string == "hi")
+        #expect(response.json["kind"]?.string == "sent")
+        #expect(response.json["text"]?.string == "hi")
         #expect(
             MediaType(type).type == type.split(separator: ";").first.map { $0.trimmingSpaces().lowercased() }
                 ?? "")
@@ -105,9 +89,9 @@ struct RouteTests {
 
     /// The header name is matched without regard to case.
     @Test func headerNamesIgnoreCase() throws {
-        let service = try Self.service()
+        let service = try OverlayService.testing()
         let response = service.answer(
-            Self.request(
+            HTTPRequest(
                 "POST", "/messages", headers: [Header(name: "content-TYPE", value: "application/xml")], body: "<a/>"))
         #expect(response.status == 415)
     }
@@ -167,20 +151,20 @@ struct RouteTests {
 
     /// A manual clock is not moved by anything but POST /clock; the real clock cannot be moved.
     @Test func clockModes() throws {
-        let manual = try Self.service()
-        #expect(Self.json(manual.answer(Self.request("GET", "/clock")))["now"]?.number == 0)
+        let manual = try OverlayService.testing()
+        #expect(manual.answer(HTTPRequest("GET", "/clock")).json["now"]?.number == 0)
         let moved = manual.answer(
-            Self.request(
+            HTTPRequest(
                 "POST", "/clock", headers: [Header(name: "Content-Type", value: "application/json")],
                 body: #"{"advance": 1e9}"#))
-        #expect(Self.json(moved)["now"]?.number == 1e9)
+        #expect(moved.json["now"]?.number == 1e9)
         var realConfiguration = ServiceConfiguration()
         realConfiguration.ephemeral = true
         let real = try OverlayService(configuration: realConfiguration)
         defer { real.shutdown() }
-        let refused = real.answer(Self.request("POST", "/clock", body: "1"))
+        let refused = real.answer(HTTPRequest("POST", "/clock", body: "1"))
         #expect(refused.status == 409)
-        #expect(Self.json(refused)["error"]?["code"]?.string == "clock_not_manual")
+        #expect(refused.json["error"]?["code"]?.string == "clock_not_manual")
     }
 
     /// The access log percent-encodes what could forge or break a line.

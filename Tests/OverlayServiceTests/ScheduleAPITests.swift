@@ -17,9 +17,9 @@ struct ScheduleAPITests {
             #"{"text": "Stand-up", "delay": "2m", "priority": "high", "expires": 30}"#
         ),
         ("query", "/messages?delay=2m&priority=high&expires=30s", [("Content-Type", "text/plain")], "Stand-up"),
-        ("form", "/messages", [FormBodyTests.form], "text=Stand-up&delay=120&priority=4&expires=30"),
+        ("form", "/messages", [FormBody.urlEncoded], "text=Stand-up&delay=120&priority=4&expires=30"),
         {
-            let multipart = FormBodyTests.multipart([
+            let multipart = FormBody.multipart([
                 ("text", nil, "Stand-up"), ("delay", nil, "120s"), ("priority", nil, "4"), ("expires", nil, "0.5m"),
             ])
             return ("multipart", "/messages", [multipart.header], multipart.body)

@@ -14,38 +14,9 @@ import Testing
 /// logged.
 @Suite("Tokens")
 struct TokenTests {
-    static let writeToken = "w-7f3a9c1e-write"
-    static let readToken = "r-51d0b2aa-read"
-
-    static func bearer(_ token: String) -> [(String, String)] { [("Authorization", "Bearer \(token)")] }
-
-    /// A server with the write token, and the read token too when `reads` is set.
-    static func server(
-        reads: Bool = false, configure: (inout ServiceConfiguration) -> Void = { _ in }
-    ) throws
-        -> LiveServer
-    {
-        try LiveServer {
-            $0.token = TokenTests.writeToken
-            if reads { $0.readToken = TokenTests.readToken }
-            configure(&$0)
-        }
-    }
-
-    /// Expects 401 with the challenge of RFC 6750: `invalid_token` when a credential was
-    /// presented and is not valid (never taken as anonymous), else `unauthorized`.
-    static func expectUnauthorized(
-        _ response: HTTPReply, wrongToken: Bool, sourceLocation: SourceLocation = #_sourceLocation
-    ) {
-        expectError(
-            response, status: 401, code: wrongToken ? "invalid_token" : "unauthorized", sourceLocation: sourceLocation)
-        let challenge = wrongToken ? #"Bearer realm="overlayd", error="invalid_token""# : #"Bearer realm="overlayd""#
-        #expect(response.header("WWW-Authenticate") == challenge, sourceLocation: sourceLocation)
-    }
-
     /// Every kind of write: none without the token, none with a wrong one, each with the right one.
     @Test func writesNeedTheToken() throws {
-        try withLiveServer(started: TokenTests.server()) { live in
+        try withLiveServer(started: LiveServer.tokenGuarded()) { live in
             let json = [("Content-Type", "application/json")]
             let writes: [(method: String, path: String, body: String)] = [
                 ("POST", "/messages", #"{"text": "hello"}"#),
@@ -58,28 +29,29 @@ struct TokenTests {
             ]
             let wrong: [(header: String, isWrongToken: Bool)] = [
                 ("Bearer nope", true),
-                ("Bearer \(TokenTests.writeToken)x", true),
-                ("Bearer \(TokenTests.writeToken.dropLast())", true),
-                ("Bearer \(TokenTests.writeToken.uppercased())", true),
-                ("Basic \(TokenTests.writeToken)", true),
-                (TokenTests.writeToken, true),
+                ("Bearer \(Credential.write)x", true),
+                ("Bearer \(Credential.write.dropLast())", true),
+                ("Bearer \(Credential.write.uppercased())", true),
+                ("Basic \(Credential.write)", true),
+                (Credential.write, true),
                 ("Bearer", true),
                 ("Bearer ", true),
             ]
             for write in writes {
                 let missing = try live.request(write.method, write.path, headers: json, body: write.body)
-                TokenTests.expectUnauthorized(missing, wrongToken: false)
+                expectUnauthorized(missing, wrongToken: false)
                 for (header, isWrongToken) in wrong {
                     let refused = try live.request(
                         write.method, write.path, headers: json + [("Authorization", header)], body: write.body)
-                    TokenTests.expectUnauthorized(refused, wrongToken: isWrongToken)
+                    expectUnauthorized(refused, wrongToken: isWrongToken)
                 }
                 // The token is not taken from the query string for a write: 400 naming auth.
                 let query = try live.request(
-                    write.method, write.path + "?auth=\(TokenTests.writeToken)", headers: json, body: write.body)
+                    write.method, write.path + "?auth=\(Credential.write)", headers: json, body: write.body)
                 expectError(query, status: 400, code: "bad_request", field: "auth")
                 let allowed = try live.request(
-                    write.method, write.path, headers: json + TokenTests.bearer(TokenTests.writeToken), body: write.body
+                    write.method, write.path, headers: json + Credential.authorization(Credential.write),
+                    body: write.body
                 )
                 #expect(
                     [200, 202].contains(allowed.status),
@@ -87,15 +59,15 @@ struct TokenTests {
             }
             // The scheme is case-insensitive (RFC 9110 §11.1); surrounding spaces do not matter.
             let lower = try live.request(
-                "POST", "/messages", headers: [("Authorization", "bearer   \(TokenTests.writeToken) ")], body: "lower")
+                "POST", "/messages", headers: [("Authorization", "bearer   \(Credential.write) ")], body: "lower")
             #expect(lower.status == 202)
         }
     }
 
     /// A refused write changes nothing: same version, same queue.
     @Test func refusedWriteChangesNothing() throws {
-        try withLiveServer(started: TokenTests.server()) { live in
-            let token = TokenTests.bearer(TokenTests.writeToken)
+        try withLiveServer(started: LiveServer.tokenGuarded()) { live in
+            let token = Credential.authorization(Credential.write)
             #expect(
                 try live.request("POST", "/messages", headers: token, body: #"{"text": "a", "kind": "sending"}"#).status
                     == 202)
@@ -110,7 +82,7 @@ struct TokenTests {
                 ("POST", "/clock", #"{"advance": 10}"#),
             ]
             for (method, path, body) in attempts {
-                for headers in [[], TokenTests.bearer("guess")] {
+                for headers in [[], Credential.authorization("guess")] {
                     #expect(try live.request(method, path, headers: headers, body: body).status == 401)
                 }
             }
@@ -120,7 +92,7 @@ struct TokenTests {
 
     /// Without a read token every read is open, also with a write token configured.
     @Test func readsOpenWithoutReadToken() throws {
-        try withLiveServer(started: TokenTests.server()) { live throws in
+        try withLiveServer(started: LiveServer.tokenGuarded()) { live throws in
             for path in ["/", "/overlay", "/messages", "/channels", "/metrics", "/clock", "/healthz", "/openapi.yaml"] {
                 #expect(try live.get(path).status == 200, "\(path)")
             }
@@ -131,28 +103,28 @@ struct TokenTests {
     /// With a read token, a read needs the read token or the write token, in the header or in
     /// `?auth=` (for EventSource, which cannot set headers).
     @Test func readTokenGuardsReads() throws {
-        try withLiveServer(started: TokenTests.server(reads: true)) { live in
+        try withLiveServer(started: LiveServer.tokenGuarded(reads: true)) { live in
             for path in ["/overlay", "/messages", "/channels", "/metrics", "/messages/1", "/events"] {
-                TokenTests.expectUnauthorized(try live.get(path), wrongToken: false)
-                TokenTests.expectUnauthorized(
-                    try live.request("GET", path, headers: TokenTests.bearer("wrong")), wrongToken: true)
-                TokenTests.expectUnauthorized(try live.get(path + "?auth=wrong"), wrongToken: true)
+                expectUnauthorized(try live.get(path), wrongToken: false)
+                expectUnauthorized(
+                    try live.request("GET", path, headers: Credential.authorization("wrong")), wrongToken: true)
+                expectUnauthorized(try live.get(path + "?auth=wrong"), wrongToken: true)
             }
             let head = try live.request("HEAD", "/overlay")
             #expect(head.status == 401)
             #expect(head.header("WWW-Authenticate") == #"Bearer realm="overlayd""#)
-            for token in [TokenTests.readToken, TokenTests.writeToken] {
-                #expect(try live.request("GET", "/overlay", headers: TokenTests.bearer(token)).status == 200)
+            for token in [Credential.read, Credential.write] {
+                #expect(try live.request("GET", "/overlay", headers: Credential.authorization(token)).status == 200)
                 #expect(try live.get("/overlay?auth=\(token)").status == 200)
                 #expect(try live.get("/messages?auth=\(token)").status == 200)
             }
             // The read token does not allow writes: 403 in the header, 400 naming auth in the query.
             let forbidden = try live.request(
-                "POST", "/messages", headers: TokenTests.bearer(TokenTests.readToken), body: "no")
+                "POST", "/messages", headers: Credential.authorization(Credential.read), body: "no")
             expectError(forbidden, status: 403, code: "forbidden")
             #expect(forbidden.header("WWW-Authenticate") == #"Bearer realm="overlayd", error="insufficient_scope""#)
             expectError(
-                try live.request("POST", "/messages?auth=\(TokenTests.readToken)", body: "no"), status: 400,
+                try live.request("POST", "/messages?auth=\(Credential.read)", body: "no"), status: 400,
                 code: "bad_request", field: "auth")
             // Liveness and CORS preflights stay open.
             #expect(try live.get("/healthz").status == 200)
@@ -166,17 +138,17 @@ struct TokenTests {
     @Test func tokensNeverLogged() throws {
         let child = try ChildProcess.overlayd(
             ["--port", "0", "--clock", "manual", "--ephemeral", "--access-log=true"],
-            environment: ["OVERLAYD_TOKEN": TokenTests.writeToken, "OVERLAYD_READ_TOKEN": TokenTests.readToken])
+            environment: ["OVERLAYD_TOKEN": Credential.write, "OVERLAYD_READ_TOKEN": Credential.read])
         let port = try #require(child.listeningPort())
-        let write = TokenTests.bearer(TokenTests.writeToken)
+        let write = Credential.authorization(Credential.write)
         let requests: [(String, String, [(String, String)], String?, Int)] = [
             ("POST", "/messages", write, "logged?", 202),
-            ("GET", "/overlay", TokenTests.bearer(TokenTests.readToken), nil, 200),
-            ("GET", "/overlay?auth=\(TokenTests.readToken)", [], nil, 200),
-            ("GET", "/messages?auth=\(TokenTests.writeToken)&x=1", [], nil, 200),
-            ("POST", "/messages?auth=\(TokenTests.writeToken)", [], "refused", 400),
-            ("GET", "/overlay?auth=\(TokenTests.readToken)x", [], nil, 401),
-            ("GET", "/nowhere?auth=\(TokenTests.readToken)", [], nil, 404),
+            ("GET", "/overlay", Credential.authorization(Credential.read), nil, 200),
+            ("GET", "/overlay?auth=\(Credential.read)", [], nil, 200),
+            ("GET", "/messages?auth=\(Credential.write)&x=1", [], nil, 200),
+            ("POST", "/messages?auth=\(Credential.write)", [], "refused", 400),
+            ("GET", "/overlay?auth=\(Credential.read)x", [], nil, 401),
+            ("GET", "/nowhere?auth=\(Credential.read)", [], nil, 404),
         ]
         for (method, path, headers, body, status) in requests {
             let response = try RawClient.request(method, path, port: port, headers: headers, body: body)
@@ -188,7 +160,7 @@ struct TokenTests {
         let lines = log.split(separator: "\n").filter { $0.hasPrefix("access method=") }
         #expect(lines.count == requests.count, "\(log)")
         #expect(log.contains("status=401"))
-        for token in [TokenTests.writeToken, TokenTests.readToken] {
+        for token in [Credential.write, Credential.read] {
             #expect(!log.contains(token), "\(log)")
             #expect(!log.contains(String(token.prefix(10))), "\(log)")
         }
@@ -282,16 +254,17 @@ struct RateLimitTests {
     @Test func wrongTokensDoNotDrainTheBucket() throws {
         try withLiveServer(
             started: LiveServer {
-                $0.token = TokenTests.writeToken
+                $0.token = Credential.write
                 $0.writesPerSecond = 0.01
                 $0.writeBurst = 2
             }
         ) { live throws in
             for _ in 0..<20 {
                 #expect(
-                    try live.request("POST", "/messages", headers: TokenTests.bearer("guess"), body: "x").status == 401)
+                    try live.request("POST", "/messages", headers: Credential.authorization("guess"), body: "x").status
+                        == 401)
             }
-            let right = TokenTests.bearer(TokenTests.writeToken)
+            let right = Credential.authorization(Credential.write)
             #expect(try live.request("POST", "/messages", headers: right, body: "real").status == 202)
             #expect(try live.request("POST", "/messages", headers: right, body: "real").status == 202)
             #expect(try live.request("POST", "/messages", headers: right, body: "real").status == 429)

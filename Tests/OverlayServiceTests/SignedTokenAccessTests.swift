@@ -20,13 +20,10 @@ struct SignedTokenAccessTests {
         issuer: String? = "https://api.example", audience: String? = "overlayd",
         _ configure: (inout ServiceConfiguration) -> Void = { _ in }
     ) throws -> OverlayService {
-        var configuration = ServiceConfiguration()
-        configuration.clock = .manual
-        configuration.ephemeral = true
-        configuration.jwt = SignedTokenSettings(
-            algorithm: .hs256, key: Array(secret.utf8), issuer: issuer, audience: audience)
-        configure(&configuration)
-        return try OverlayService(configuration: configuration) { Self.now }
+        try OverlayService.testing(wallClock: MovableWallClock(at: Self.now)) {
+            $0.jwt = SignedTokenSettings(algorithm: .hs256, key: Array(secret.utf8), issuer: issuer, audience: audience)
+            configure(&$0)
+        }
     }
 
     static func base64URL(_ bytes: [UInt8]) -> String {
@@ -59,10 +56,10 @@ struct SignedTokenAccessTests {
         _ path: String = "/channels/user-42/overlay"
     ) -> (Int, String?) {
         let response = service.answer(
-            RouteTests.request(
+            HTTPRequest(
                 method, path, headers: [Header(name: "Authorization", value: "Bearer \(token)")],
                 body: method == "POST" ? "hi" : ""))
-        return (response.status, RouteTests.json(response)["error"]?["code"]?.string)
+        return (response.status, response.json["error"]?["code"]?.string)
     }
 
     /// The table of claims and what a read of `user-42` gets with them.
@@ -140,21 +137,21 @@ struct SignedTokenAccessTests {
         let token = Self.mint("{\(Self.good),\(Self.grants),\"exp\":\(Self.now + 60)}")
         #expect(Self.status(service, token, "POST", "/channels/user-42/messages").0 == 202)
         #expect(Self.status(service, token, "POST", "/channels/news/messages").0 == 403)
-        let whoami = RouteTests.json(
+        let whoami =
             service.answer(
-                RouteTests.request("GET", "/whoami", headers: [Header(name: "Authorization", value: "Bearer \(token)")])
-            ))
+                HTTPRequest("GET", "/whoami", headers: [Header(name: "Authorization", value: "Bearer \(token)")])
+            ).json
         #expect(whoami["principal"]?.string == "jwt")
         #expect(whoami["expiresAt"]?.int == Int(Self.now + 60))
         #expect(whoami["grants"]?.array?.count == 3)
         let query = service.answer(
-            RouteTests.request("GET", "/channels/news/overlay", query: [QueryItem(name: "auth", value: token)]))
+            HTTPRequest("GET", "/channels/news/overlay", query: [QueryItem(name: "auth", value: token)]))
         #expect(query.status == 200)
     }
 
     /// Without `access.jwt` a JWT is just a credential that is not valid.
     @Test func withoutConfigurationAJWTIsInvalid() throws {
-        let service = try AccessControlTests.service()
+        let service = try OverlayService.guarded()
         let token = Self.mint("{\(Self.good),\(Self.grants),\"exp\":\(Self.now + 60)}")
         let (status, code) = Self.status(service, token)
         #expect(status == 401 && code == "invalid_token")

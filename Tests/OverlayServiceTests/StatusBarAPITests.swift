@@ -1,4 +1,5 @@
 import ServiceTestSupport
+import TestSupport
 import Testing
 
 @testable import OverlayService
@@ -97,7 +98,7 @@ struct StatusBarAPITests {
             let styled = try live.request("PUT", "/statusbar?style=darkContent")
             #expect(styled.json["statusBar"]?["style"]?.string == "darkContent")
             let form = try live.request(
-                "PUT", "/statusbar", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                "PUT", "/statusbar", headers: [FormBody.urlEncoded],
                 body: #"{"hidden": false}"#)
             #expect(form.status == 200)
             #expect(form.json["held"]?.bool == false)

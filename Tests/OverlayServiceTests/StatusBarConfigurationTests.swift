@@ -16,7 +16,7 @@ struct StatusBarConfigurationTests {
                 "lightContent": {"background": "#222222", "foreground": "#eeeeee"},
                 "darkContent": {"background": "#FFFFFF", "foreground": "#333333"}}}}
             """##
-        let bar = try ConfigurationTests.configuration(["--config", "c.json"], files: ["c.json": json]).engine.statusBar
+        let bar = try ServiceConfiguration.loaded(file: json).engine.statusBar
         #expect(bar.appearance == .controllers)
         #expect(bar.style == .darkContent)
         #expect(bar.hiddenAtLaunch)
@@ -26,7 +26,7 @@ struct StatusBarConfigurationTests {
         // A light pair set back to null keeps the kinds' own styles again; keys left out keep
         // their defaults.
         let null = #"{"statusBar": {"colours": {"lightContent": null}}}"#
-        let reset = try ConfigurationTests.configuration(["--config", "c.json"], files: ["c.json": null])
+        let reset = try ServiceConfiguration.loaded(file: null)
         #expect(reset.engine.statusBar == StatusBarConfiguration())
         #expect(ServiceConfiguration().engine.statusBar.lightContentColours == nil)
     }
@@ -61,7 +61,7 @@ struct StatusBarConfigurationTests {
         ),
     ])
     func invalidValue(json: String, key: String) {
-        let error = ConfigurationTests.error(["--config", "c.json"], files: ["c.json": json])
+        let error = ConfigurationError.loading(file: json)
         #expect(error?.key == key, "\(String(describing: error))")
         #expect(error?.reason.isEmpty == false)
     }

@@ -9,18 +9,12 @@ import Testing
 /// parameters, every wrong type and rule named by its field, and hostile bodies.
 @Suite("Status bar request decoding")
 struct StatusBarDecoderTests {
-    static let json = [Header(name: "Content-Type", value: "application/json")]
-
-    static func put(_ path: String, query: [QueryItem] = [], json body: String = "") -> HTTPRequest {
-        RouteTests.request("PUT", path, query: query, headers: body.isEmpty ? [] : json, body: body)
-    }
-
     static func input(query: [QueryItem] = [], json body: String = "") throws(APIError) -> StatusBarInput {
-        try StatusBarDecoder.input(put("/statusbar", query: query, json: body))
+        try StatusBarDecoder.input(HTTPRequest.put("/statusbar", query: query, json: body))
     }
 
     static func hierarchy(_ body: String) throws(APIError) -> ControllerHierarchy {
-        try StatusBarDecoder.hierarchy(put("/statusbar/controllers", json: body))
+        try StatusBarDecoder.hierarchy(HTTPRequest.put("/statusbar/controllers", json: body))
     }
 
     /// The error a decoding throws, or `nil` if it succeeded.
@@ -93,9 +87,9 @@ struct StatusBarDecoderTests {
         #expect(Self.error { () throws(APIError) in try Self.input(json: "{}") }?.status == 422)
         #expect(Self.error { () throws(APIError) in try Self.input(json: #"{"hidden": tru}"#) }?.code == "invalid_json")
         #expect(Self.error { () throws(APIError) in try Self.input(json: "[true]") }?.status == 400)
-        let text = RouteTests.request("PUT", "/statusbar", body: "hidden")
+        let text = HTTPRequest("PUT", "/statusbar", body: "hidden")
         #expect(Self.error { () throws(APIError) in try StatusBarDecoder.input(text) }?.status == 400)
-        let xml = RouteTests.request(
+        let xml = HTTPRequest(
             "PUT", "/statusbar", headers: [Header(name: "Content-Type", value: "application/xml")], body: "<a/>")
         #expect(Self.error { () throws(APIError) in try StatusBarDecoder.input(xml) }?.status == 415)
     }
@@ -223,9 +217,9 @@ struct StatusBarDecoderTests {
         #expect(Self.error { () throws(APIError) in try Self.hierarchy(deep) }?.code == "invalid_json")
         #expect(Self.error { () throws(APIError) in try Self.hierarchy("[]") }?.status == 400)
         #expect(Self.error { () throws(APIError) in try Self.hierarchy("") }?.field == "root")
-        let text = RouteTests.request("PUT", "/statusbar/controllers", body: "root=a")
+        let text = HTTPRequest("PUT", "/statusbar/controllers", body: "root=a")
         #expect(Self.error { () throws(APIError) in try StatusBarDecoder.hierarchy(text) }?.status == 400)
-        let query = RouteTests.request(
+        let query = HTTPRequest(
             "PUT", "/statusbar/controllers",
             query: [QueryItem(name: "root", value: "a"), QueryItem(name: "controllers", value: "a")])
         let fromQuery = Self.error { () throws(APIError) in try StatusBarDecoder.hierarchy(query) }
@@ -270,7 +264,7 @@ struct StatusBarDecoderTests {
                 default: body.insert(body[index], at: index)
                 }
             }
-            let request = HTTPRequest(method: "PUT", path: "/statusbar/controllers", headers: Self.json, body: body)
+            let request = HTTPRequest(method: "PUT", path: "/statusbar/controllers", headers: [.json], body: body)
             let status = Self.error { () throws(APIError) in try StatusBarDecoder.hierarchy(request) }?.status ?? 200
             outcomes[status, default: 0] += 1
         }

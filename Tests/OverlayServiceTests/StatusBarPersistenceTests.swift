@@ -15,16 +15,6 @@ import Testing
 /// directory of the schema before the status bar migrates.
 @Suite("Status bar: durability")
 struct StatusBarPersistenceTests {
-    static func server(
-        on directory: TemporaryDirectory, _ configure: (inout ServiceConfiguration) -> Void = { _ in }
-    ) throws -> LiveServer {
-        try LiveServer(clock: .manual) {
-            $0.ephemeral = false
-            $0.dataDirectory = directory.path
-            configure(&$0)
-        }
-    }
-
     static let controllers: @Sendable (inout ServiceConfiguration) -> Void = {
         $0.engine.statusBar.appearance = .controllers
     }
@@ -33,24 +23,20 @@ struct StatusBarPersistenceTests {
     /// a restart it is at rest where it was (offset −h), the queue still held in its order; the
     /// animation for the next change is kept; showing it releases the queue.
     @Test func restartKeepsTheBarAndTheHold() throws {
-        let directory = try TemporaryDirectory()
         var before: JSONValue = .null
         var version = 0
-        do {
-            try withLiveServer(started: Self.server(on: directory)) { live in
-                #expect(try live.post("/messages", json: #"{"text": "first"}"#).status == 202)
-                try live.advance(1)
-                let put = try live.request(
-                    "PUT", "/statusbar", body: #"{"style": "darkContent", "hidden": true, "animation": "slide"}"#)
-                #expect(put.status == 200)
-                #expect(try live.post("/messages", json: #"{"text": "second"}"#).status == 202)
-                #expect(try live.request("PUT", "/channels/other/statusbar?hidden=true&animation=none").status == 200)
-                try live.advance(0.1)
-                before = try live.get("/statusbar").json
-                version = try #require(live.overlay()["version"]?.int)
-            }
-        }
-        try withLiveServer(started: Self.server(on: directory)) { live in
+        try withRestart { live in
+            #expect(try live.post("/messages", json: #"{"text": "first"}"#).status == 202)
+            try live.advance(1)
+            let put = try live.request(
+                "PUT", "/statusbar", body: #"{"style": "darkContent", "hidden": true, "animation": "slide"}"#)
+            #expect(put.status == 200)
+            #expect(try live.post("/messages", json: #"{"text": "second"}"#).status == 202)
+            #expect(try live.request("PUT", "/channels/other/statusbar?hidden=true&animation=none").status == 200)
+            try live.advance(0.1)
+            before = try live.get("/statusbar").json
+            version = try #require(live.overlay()["version"]?.int)
+        } then: { live in
             let state = try live.get("/statusbar").json
             #expect(state["statusBar"]?["style"]?.string == "darkContent")
             #expect(state["statusBar"]?["hidden"]?.bool == true)
@@ -92,7 +78,7 @@ struct StatusBarPersistenceTests {
             return count.int(0)
         }
         do {
-            try withLiveServer(started: Self.server(on: directory)) { live in
+            try withLiveServer(started: LiveServer.durable(on: directory)) { live in
                 #expect(try live.post("/messages", json: #"{"text": "first"}"#).status == 202)
                 try live.advance(1)
                 let hide = #"{"hidden": true, "animation": "slide"}"#
@@ -106,7 +92,7 @@ struct StatusBarPersistenceTests {
                 #expect(try leavingRows() == 1)
             }
         }
-        try withLiveServer(started: Self.server(on: directory)) { live in
+        try withLiveServer(started: LiveServer.durable(on: directory)) { live in
             #expect(try leavingRows() == 0)
             let overlay = try live.overlay()
             #expect(overlay["phase"]?.string == "hidden")
@@ -140,7 +126,7 @@ struct StatusBarPersistenceTests {
             """
         var sent: JSONValue = .null
         do {
-            try withLiveServer(started: Self.server(on: directory, Self.controllers)) { live in
+            try withLiveServer(started: LiveServer.durable(on: directory, configure: Self.controllers)) { live in
                 #expect(try live.request("PUT", "/statusbar/controllers", body: chain).status == 200)
                 sent = try live.get("/statusbar").json
                 #expect(sent["statusBar"]?["hiddenFrom"]?.string == "sheet")
@@ -148,7 +134,7 @@ struct StatusBarPersistenceTests {
             }
         }
         do {
-            try withLiveServer(started: Self.server(on: directory, Self.controllers)) { live in
+            try withLiveServer(started: LiveServer.durable(on: directory, configure: Self.controllers)) { live in
                 let state = try live.get("/statusbar").json
                 #expect(state["hierarchy"] == sent["hierarchy"])
                 #expect(state["statusBar"]?["styleFrom"]?.string == "sheet")
@@ -160,7 +146,7 @@ struct StatusBarPersistenceTests {
             }
         }
         do {
-            try withLiveServer(started: Self.server(on: directory, Self.controllers)) { live in
+            try withLiveServer(started: LiveServer.durable(on: directory, configure: Self.controllers)) { live in
                 let state = try live.get("/statusbar").json
                 #expect(state["hierarchy"]?["controllers"]?.array?.count == 1)
                 #expect(state["statusBar"]?["hidden"]?.bool == false)
@@ -170,7 +156,7 @@ struct StatusBarPersistenceTests {
         let rows = try database.prepare("SELECT count(*) FROM status_bar_controllers")
         #expect(try rows.step())
         #expect(rows.int(0) == 1)
-        try withLiveServer(started: Self.server(on: directory)) { application in
+        try withLiveServer(started: LiveServer.durable(on: directory)) { application in
             let state = try application.get("/statusbar").json
             #expect(state["hierarchy"]?["root"]?.string == "solo")
             #expect(state["statusBar"]?["styleFrom"]?.string == "application")
@@ -182,24 +168,18 @@ struct StatusBarPersistenceTests {
     /// their bars are stored from then on.
     @Test func previousSchemaMigrates() throws {
         let directory = try TemporaryDirectory()
-        do {
-            let database = try Database(path: directory.database)
-            try database.execute(PersistenceTests.firstSchema)
-            for migration in Schema.migrations where (2...3).contains(migration.version) {
-                try database.execute(migration.sql)
-            }
-            try database.execute(
-                """
-                UPDATE schema_version SET version = 3;
+        try StoredState.write(
+            in: directory, schema: 3,
+            rows: """
                 INSERT INTO channels (name, version, version_reserved, next_id, next_id_reserved, orientation, device,
                   now_ns, tail_order)
                   VALUES ('default', 12, 100012, 3, 1003, 'portrait', 'iphone', 2000000000, 2);
                 INSERT INTO messages (channel, id, kind, text, immediate, state, posted_at_ns, queue_order)
                   VALUES ('default', 2, 'sending', 'waiting', 0, 'queued', 500000000, 2);
                 """)
-        }
         do {
-            try withLiveServer(started: Self.server(on: directory) { $0.engine.statusBar.hiddenAtLaunch = true }) {
+            try withLiveServer(started: LiveServer.durable(on: directory) { $0.engine.statusBar.hiddenAtLaunch = true })
+            {
                 live in
                 let overlay = try live.overlay()
                 #expect(overlay["held"]?.bool == true)
@@ -209,12 +189,9 @@ struct StatusBarPersistenceTests {
                 #expect(try live.request("PUT", "/statusbar?style=darkContent").status == 200)
             }
         }
-        let database = try Database(path: directory.database)
-        let version = try database.prepare("SELECT version FROM schema_version")
-        #expect(try version.step())
-        #expect(version.int(0) == Schema.latest)
+        #expect(try StoredState.schemaVersion(in: directory) == Schema.latest)
         // Launched shown this time: the stored bar wins over the launch state.
-        try withLiveServer(started: Self.server(on: directory)) { live in
+        try withLiveServer(started: LiveServer.durable(on: directory)) { live in
             let state = try live.get("/statusbar").json["statusBar"]
             #expect(state?["hidden"]?.bool == true)
             #expect(state?["style"]?.string == "darkContent")
@@ -226,7 +203,7 @@ struct StatusBarPersistenceTests {
     @Test func damagedHierarchyIsRefused() throws {
         let directory = try TemporaryDirectory()
         do {
-            try withLiveServer(started: Self.server(on: directory, Self.controllers)) { live throws in
+            try withLiveServer(started: LiveServer.durable(on: directory, configure: Self.controllers)) { live throws in
                 let body =
                     #"{"root": "a", "controllers": [{"name": "a", "childForStatusBarStyle": "b"}, {"name": "b"}]}"#
                 #expect(try live.request("PUT", "/statusbar/controllers", body: body).status == 200)
@@ -236,7 +213,9 @@ struct StatusBarPersistenceTests {
             let database = try Database(path: directory.database)
             try database.execute("UPDATE status_bar_controllers SET child_for_style = 'a' WHERE name = 'b'")
         }
-        let error = #expect(throws: StoreError.self) { _ = try Self.server(on: directory, Self.controllers) }
+        let error = #expect(throws: StoreError.self) {
+            _ = try LiveServer.durable(on: directory, configure: Self.controllers)
+        }
         #expect(error?.message.contains("channel default") == true)
     }
 }

@@ -1,3 +1,4 @@
+import MicroHTTP
 import OverlayEngine
 import ServiceTestSupport
 import Testing
@@ -100,7 +101,7 @@ struct StatusBarRepresentationTests {
     @Test func hierarchyRoundTrip() throws {
         var bar = Self.bar { $0.appearance = .controllers }
         let sent = try StatusBarDecoder.hierarchy(
-            StatusBarDecoderTests.put(
+            HTTPRequest.put(
                 "/statusbar/controllers",
                 json: #"""
                     {"root": "main", "controllers": [

@@ -11,26 +11,6 @@ import Testing
 
 @Suite("Graceful stop")
 struct StopTests {
-    /// Reads one response with a Content-Length from a keep-alive socket.
-    static func readResponse(_ socket: Int32) throws -> HTTPReply {
-        var received: [UInt8] = []
-        var byte: UInt8 = 0
-        while !received.suffix(4).elementsEqual([13, 10, 13, 10]) {
-            guard recv(socket, &byte, 1, 0) == 1 else { throw TestSupportError("closed in the head") }
-            received.append(byte)
-        }
-        let head = try HTTPReply.parse(received)
-        let length = Int(head.header("Content-Length") ?? "0") ?? 0
-        var body = [UInt8](repeating: 0, count: length)
-        var got = 0
-        while got < length {
-            let count = body.withUnsafeMutableBytes { recv(socket, $0.baseAddress! + got, length - got, 0) }
-            guard count > 0 else { throw TestSupportError("closed in the body") }
-            got += count
-        }
-        return HTTPReply(status: head.status, headers: head.headers, body: body)
-    }
-
     /// Draining: a long-poll parked before the stop is answered 503 at once, and a new request on
     /// a connection that was already open is refused 503 with the connection closed; what was
     /// posted before is untouched.
@@ -40,7 +20,7 @@ struct StopTests {
             let socket = try Loopback.connect(port: live.port)
             defer { close(socket) }
             try Loopback.write(socket, Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
-            #expect(try Self.readResponse(socket).status == 200)
+            #expect(try Loopback.readResponse(socket).status == 200)
 
             let poll = try StreamClient(port: live.port, path: "/overlay?wait=60&since=1")
             // The long-poll has parked once the metric counts it.
@@ -54,7 +34,7 @@ struct StopTests {
             #expect(released.errorCode == "shutting_down")
 
             try Loopback.write(socket, Array("GET /overlay HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
-            let refused = try Self.readResponse(socket)
+            let refused = try Loopback.readResponse(socket)
             #expect(refused.status == 503)
             #expect(refused.header("Retry-After") == "1")
             #expect(refused.header("Connection")?.lowercased() == "close")

@@ -46,15 +46,13 @@ struct StoreSchemaTests {
         let directory = try TemporaryDirectory()
         do {
             let database = try Database(path: directory.database)
-            try database.execute(PersistenceTests.firstSchema)
+            try database.execute(StoredState.firstSchema)
         }
         let store = try OverlayStore(directory: directory.path)
         #expect(try store.load().isEmpty)
         store.close()
+        #expect(try StoredState.schemaVersion(in: directory) == Schema.latest)
         let database = try Database(path: directory.database)
-        let version = try database.prepare("SELECT version FROM schema_version")
-        #expect(try version.step())
-        #expect(version.int(0) == Schema.latest)
         #expect(Schema.migrations.map(\.version) == Array(1...Schema.latest))
         try StoreSchemaTests.expectListsMatch(database)
     }
@@ -89,12 +87,7 @@ struct StoreSchemaTests {
         #expect(try applied.value.get().visibility == .hide)
         let record = ChannelRecord(name: "bar", engine: engine, changes: applied.changes)
         #expect(record.state.statusBar?.hierarchy == hierarchy)
-        do {
-            let store = try OverlayStore(directory: directory.path)
-            store.start()
-            #expect(store.waitUntilDurable(store.submit(record)))
-            store.close()
-        }
+        try StoredState.submit(record, in: directory)
         let store = try OverlayStore(directory: directory.path)
         let loaded = try #require(store.load().first)
         #expect(loaded.state.statusBar == engine.statusBar.record)
@@ -133,12 +126,7 @@ struct StoreSchemaTests {
             motion == StatusBar.Motion(animation: .slide, from: 1, to: 0, start: .seconds(1.1), length: .seconds(0.4)))
         #expect(engine.statusBar.styleFrom == "list")
         #expect(engine.statusBar.hiddenFrom == "player")
-        do {
-            let store = try OverlayStore(directory: directory.path)
-            store.start()
-            #expect(store.waitUntilDurable(store.submit(ChannelRecord(name: "bar", engine: engine, changes: changes))))
-            store.close()
-        }
+        try StoredState.submit(ChannelRecord(name: "bar", engine: engine, changes: changes), in: directory)
         do {
             let store = try OverlayStore(directory: directory.path)
             let stored = try #require(try store.writer.loadChannel("bar"))
@@ -151,13 +139,8 @@ struct StoreSchemaTests {
         let ended = engine.advance(to: .seconds(2))
         #expect(engine.leaving == nil)
         #expect(engine.statusBar.motion == nil)
-        do {
-            let store = try OverlayStore(directory: directory.path)
-            _ = try store.load()
-            store.start()
-            #expect(store.waitUntilDurable(store.submit(ChannelRecord(name: "bar", engine: engine, changes: ended))))
-            store.close()
-        }
+        try StoredState.submit(
+            ChannelRecord(name: "bar", engine: engine, changes: ended), in: directory, loadingFirst: true)
         do {
             let store = try OverlayStore(directory: directory.path)
             let stored = try #require(try store.writer.loadChannel("bar"))
@@ -247,12 +230,7 @@ struct StoreSchemaTests {
         let record = ChannelRecord(name: "ops", engine: engine, changes: changes)
         #expect(Set(record.messages.map(\.id)) == [1, 2, 3, 4])
 
-        do {
-            let store = try OverlayStore(directory: directory.path)
-            store.start()
-            #expect(store.waitUntilDurable(store.submit(record)))
-            store.close()
-        }
+        try StoredState.submit(record, in: directory)
         let store = try OverlayStore(directory: directory.path)
         let loaded = try #require(store.load().first)
         #expect(loaded.name == "ops")

@@ -23,9 +23,9 @@ struct SubtitleIconAPITests {
             "query", "/messages?subtitle=%20%202%20of%208%20&icon=\(arrow)", [("Content-Type", "text/plain")],
             "Uploading"
         ),
-        ("form", "/messages", [FormBodyTests.form], "text=Uploading&subtitle=++2+of+8+&icon=\(arrow)"),
+        ("form", "/messages", [FormBody.urlEncoded], "text=Uploading&subtitle=++2+of+8+&icon=\(arrow)"),
         {
-            let multipart = FormBodyTests.multipart([
+            let multipart = FormBody.multipart([
                 ("text", nil, "Uploading"), ("subtitle", nil, "  2 of 8 "), ("icon", nil, "⬆️"),
             ])
             return ("multipart", "/messages", [multipart.header], multipart.body)
@@ -57,7 +57,7 @@ struct SubtitleIconAPITests {
             #expect(try live.post("/messages", json: #"{"text": "Uploading", "kind": "sending"}"#).status == 202)
             #expect(try live.get("/messages/1").json["subtitle"]?.isNull == true)
             let form = try live.request(
-                "PATCH", "/messages/1", headers: [FormBodyTests.form], body: "subtitle=one&icon=%E2%AD%90")
+                "PATCH", "/messages/1", headers: [FormBody.urlEncoded], body: "subtitle=one&icon=%E2%AD%90")
             #expect(form.json["subtitle"]?.string == "one")
             #expect(form.json["icon"]?.string == "⭐")
             #expect(try live.request("PATCH", "/messages/1?subtitle=two").json["subtitle"]?.string == "two")
@@ -113,12 +113,12 @@ struct SubtitleIconAPITests {
                 ("POST", "/messages", json, #"{"text": "a", "subtitle": "   "}"#, "subtitle"),
                 ("POST", "/messages", json, #"{"text": "a", "subtitle": ""}"#, "subtitle"),
                 ("POST", "/messages", json, #"{"text": "a", "subtitle": "\#(long)"}"#, "subtitle"),
-                ("POST", "/messages", [FormBodyTests.form], "text=a&subtitle=+++", "subtitle"),
+                ("POST", "/messages", [FormBody.urlEncoded], "text=a&subtitle=+++", "subtitle"),
                 ("POST", "/messages?icon=abcde", [("Content-Type", "text/plain")], "a", "icon"),
                 ("POST", "/messages", json, #"{"text": "a", "icon": "🇫🇷🇩🇪🇯🇵🇧🇷🇮🇹"}"#, "icon"),
                 ("POST", "/messages", json, #"{"text": "a", "icon": "  "}"#, "icon"),
                 ("PATCH", "/messages/1", json, #"{"subtitle": " "}"#, "subtitle"),
-                ("PATCH", "/messages/2", [FormBodyTests.form], "icon=abcde", "icon"),
+                ("PATCH", "/messages/2", [FormBody.urlEncoded], "icon=abcde", "icon"),
             ]
             for (method, path, headers, body, field) in cases {
                 let refused = try live.request(method, path, headers: headers, body: body)

@@ -11,11 +11,6 @@ import Testing
 @Suite("Taps through the API (§14)")
 struct TapAPITests {
     static let prefixes = ["", "/channels/tv"]
-    static let message = #"""
-        {"text": "Build 42 failed", "kind": "failed", "click": "https://ci.example/42",
-         "actions": [{"id": "retry", "label": "Retry", "url": "https://ci.example/42/retry"}, {"id": "mute", "label": "Mute"}]}
-        """#
-
     /// A server with the message shown (visible from 0.25) and the clock at 1.
     static func shown(
         _ prefix: String = "", configure: (inout ServiceConfiguration) -> Void = { _ in }
@@ -23,7 +18,7 @@ struct TapAPITests {
         -> LiveServer
     {
         try LiveServer(configure: configure).prepared { live in
-            let posted = try live.post("\(prefix)/messages", json: Self.message)
+            let posted = try live.post("\(prefix)/messages", json: SampleMessage.withActions)
             #expect(posted.status == 202, "\(posted.text)")
             try live.advance(1)
         }
@@ -38,7 +33,7 @@ struct TapAPITests {
             let taps: [(body: String?, headers: [(String, String)], action: JSONValue)] = [
                 (#"{"action": "retry"}"#, [("Content-Type", "application/json")], .string("retry")),
                 (nil, [], .null),
-                ("action=mute", [("Content-Type", "application/x-www-form-urlencoded")], .string("mute")),
+                ("action=mute", [FormBody.urlEncoded], .string("mute")),
                 ("retry\n", [("Content-Type", "text/plain")], .string("retry")),
                 (#"{"action": null}"#, [("Content-Type", "application/json")], .null),
                 ("{}", [], .null),
@@ -142,25 +137,25 @@ struct TapAPITests {
     /// second would send them): the message keeps 10, and what the channel's messages hold, as
     /// `limits.maxMemoryBytes` counts it, stops growing at the tenth.
     @Test func aThousandTapsHoldTen() throws {
-        let service = try RouteTests.service { $0.writesPerSecond = 0 }
+        let service = try OverlayService.testing()
         let posted = service.answer(
-            RouteTests.request(
+            HTTPRequest(
                 "POST", "/messages", headers: [Header(name: "Content-Type", value: "application/json")],
-                body: Self.message))
+                body: SampleMessage.withActions))
         #expect(posted.status == 202)
         var afterTen = 0
         for step in 1...1000 {
             let body = step.isMultiple(of: 2) ? "retry" : ""
-            let tapped = service.answer(RouteTests.request("POST", "/overlay/tap", body: body))
+            let tapped = service.answer(HTTPRequest("POST", "/overlay/tap", body: body))
             #expect(tapped.status == 200)
             if step == 10 { afterTen = service.memory.bytes }
             if step > 10, step.isMultiple(of: 2) { #expect(service.memory.bytes == afterTen) }
         }
-        let message = RouteTests.json(service.answer(RouteTests.request("GET", "/messages/1")))
+        let message = service.answer(HTTPRequest("GET", "/messages/1")).json
         #expect(message["taps"]?.array?.count == 10)
         #expect(afterTen > 0)
         // GET is not a tap: 405 with what the path allows.
-        let wrong = service.answer(RouteTests.request("GET", "/overlay/tap"))
+        let wrong = service.answer(HTTPRequest("GET", "/overlay/tap"))
         #expect(wrong.status == 405 && wrong.header("Allow") == "POST, OPTIONS")
     }
 

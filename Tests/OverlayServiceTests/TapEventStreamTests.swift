@@ -13,7 +13,7 @@ struct TapEventStreamTests {
         try withLiveServer { live in
             let stream = try StreamClient.events(port: live.port, path: "/channels/ci/events")
             #expect(stream.nextEvent()?.version == 0)
-            #expect(try live.post("/channels/ci/messages", json: TapAPITests.message).status == 202)
+            #expect(try live.post("/channels/ci/messages", json: SampleMessage.withActions).status == 202)
             #expect(stream.nextEvent()?.version == 1)
             try live.advance(1)
             #expect(stream.nextEvent()?.version == 2)

@@ -7,34 +7,6 @@ import Testing
 /// moving values instead of encoding a whole snapshot. Both must give the same bytes.
 @Suite("Overlay template")
 struct TemplateTests {
-    /// Every 10 ms from 0 to `steps` × 10 ms, each event run at its step: at each instant the
-    /// engine's moving values are the snapshot's, and the template of the version's first instant,
-    /// filled in with them, is the overlay encoded afresh at this instant: everything that moves
-    /// within a version is a slot. Answers the snapshots, one per step.
-    static func fillEveryStep(
-        _ engine: inout OverlayEngine, steps: Int, events: [Int: (inout OverlayEngine, Instant) -> Void],
-        sourceLocation: SourceLocation = #_sourceLocation
-    ) -> [OverlaySnapshot] {
-        let encoder = OverlayEncoder(streamBufferBytes: 1 << 16)
-        var snapshots: [OverlaySnapshot] = []
-        var kept: OverlayTemplate?
-        for step in 0...steps {
-            let now = Instant(nanoseconds: Int64(step) * 10_000_000)
-            engine.advance(to: now)
-            events[step]?(&engine, now)
-            let overlay = engine.overlay(at: now)
-            let values = engine.movingValues(at: now)
-            #expect(values == MovingValues(overlay), "at \(now)", sourceLocation: sourceLocation)
-            if kept?.version != overlay.version { kept = encoder.template(overlay) }
-            let filled = kept!.render(values)
-            #expect(
-                filled == encoder.body(overlay), "at \(now): \(String(decoding: filled, as: UTF8.self))",
-                sourceLocation: sourceLocation)
-            snapshots.append(overlay)
-        }
-        return snapshots
-    }
-
     /// Every 10 ms for 8 s through slides or fades, a progress bar, an immediate message, both halves
     /// of two rotations, a completed download and its hide: the moving values are the snapshot's, and the filled template is the
     /// snapshot encoded in full.
@@ -52,7 +24,7 @@ struct TemplateTests {
             170: { engine, now in _ = engine.changeOrientation(to: .portraitUpsideDown, at: now) },
             450: { engine, now in _ = engine.update(id: 1, with: MessageInput(progress: 1), at: now) },
         ]
-        #expect(TemplateTests.fillEveryStep(&engine, steps: 800, events: events).count == 801)
+        #expect(fillEveryStep(&engine, steps: 800, events: events).count == 801)
         #expect(engine.overlay(at: .seconds(8)).phase == .hidden)
     }
 
@@ -76,7 +48,7 @@ struct TemplateTests {
             210: { engine, now in _ = engine.changeDevice(to: .iphoneNotch, at: now) },
             300: bar(StatusBarInput(hidden: false, animation: StatusBarAnimation.none)),
         ]
-        let moving = TemplateTests.fillEveryStep(&engine, steps: 400, events: events).count {
+        let moving = fillEveryStep(&engine, steps: 400, events: events).count {
             $0.statusBar.animation != nil
         }
         // The fade out, the slide in and the slide out ran 25 steps each.
@@ -117,7 +89,7 @@ struct PresentationTemplateTests {
             200: { engine, now in _ = engine.dismiss(at: now) },
             220: { engine, now in _ = engine.dismiss(at: now) },
         ]
-        let moved = TemplateTests.fillEveryStep(&engine, steps: 400, events: events).count {
+        let moved = fillEveryStep(&engine, steps: 400, events: events).count {
             $0.animation != nil && $0.label != nil
         }
         // The bounce in (75 steps) and, after the second dismiss at 2.2 s, the slide out (25).

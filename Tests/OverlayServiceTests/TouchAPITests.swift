@@ -168,16 +168,16 @@ struct TouchAPITests {
 
     /// With a write token, hold, release, dismiss and PUT /presentation need it, on both paths.
     @Test func writesNeedTheToken() throws {
-        try withLiveServer(started: TokenTests.server()) { live in
-            let token = TokenTests.bearer(TokenTests.writeToken)
+        try withLiveServer(started: LiveServer.tokenGuarded()) { live in
+            let token = Credential.authorization(Credential.write)
             for prefix in Self.prefixes {
                 for path in ["/overlay/hold", "/overlay/release", "/overlay/dismiss"] {
-                    TokenTests.expectUnauthorized(try live.request("POST", prefix + path), wrongToken: false)
-                    TokenTests.expectUnauthorized(
+                    expectUnauthorized(try live.request("POST", prefix + path), wrongToken: false)
+                    expectUnauthorized(
                         try live.request("POST", prefix + path, headers: [("Authorization", "Bearer nope")]),
                         wrongToken: true)
                 }
-                TokenTests.expectUnauthorized(
+                expectUnauthorized(
                     try live.request("PUT", prefix + "/presentation", body: "pill"), wrongToken: false)
                 #expect(try live.request("POST", prefix + "/messages", headers: token, body: "a").status == 202)
                 #expect(try live.request("POST", prefix + "/overlay/hold", headers: token).status == 200)
@@ -191,17 +191,13 @@ struct TouchAPITests {
     /// A restart releases a hold: the message shows again from the start of its slide, not held,
     /// and ends by its time.
     @Test func aRestartReleasesTheHold() throws {
-        let directory = try TemporaryDirectory()
-        do {
-            try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
-                #expect(try live.request("POST", "/messages", body: "a").status == 202)
-                try live.advance(1)
-                #expect(try live.request("POST", "/overlay/hold").json["touch"]?["heldSince"]?.number == 1)
-                try live.advance(5)
-                #expect(try live.overlay()["touch"]?["heldSince"]?.number == 1)
-            }
-        }
-        try withLiveServer(started: PersistenceTests.server(on: directory)) { live in
+        try withRestart { live in
+            #expect(try live.request("POST", "/messages", body: "a").status == 202)
+            try live.advance(1)
+            #expect(try live.request("POST", "/overlay/hold").json["touch"]?["heldSince"]?.number == 1)
+            try live.advance(5)
+            #expect(try live.overlay()["touch"]?["heldSince"]?.number == 1)
+        } then: { live in
             let restarted = try live.overlay()
             #expect(restarted["touch"]?.isNull == true)
             #expect(restarted["phase"]?.string == "showing")

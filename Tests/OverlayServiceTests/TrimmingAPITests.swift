@@ -1,6 +1,7 @@
 import MicroHTTP
 import OverlayEngine
 import ServiceTestSupport
+import TestSupport
 import Testing
 
 @testable import OverlayService
@@ -36,10 +37,10 @@ struct TrimmingAPITests {
             return HTTPRequest(
                 method: method, path: path,
                 headers: [Header(name: "Content-Type", value: "application/x-www-form-urlencoded")],
-                body: Array("text=\(percentEncoded(text))".utf8))
+                body: Array("text=\(FormBody.encoded(text))".utf8))
         case "query":
             return HTTPRequest(
-                method: method, path: path, query: QueryItem.items(of: Array("text=\(percentEncoded(text))".utf8)),
+                method: method, path: path, query: QueryItem.items(of: Array("text=\(FormBody.encoded(text))".utf8)),
                 headers: [], body: [])
         default:
             return HTTPRequest(
@@ -48,18 +49,10 @@ struct TrimmingAPITests {
         }
     }
 
-    /// Every byte but letters and digits as `%XX`, as a browser's form or `curl --data-urlencode` sends it.
-    static func percentEncoded(_ text: String) -> String {
-        text.utf8.map { byte in
-            let isPlain = (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-            return isPlain ? String(UnicodeScalar(byte)) : "%" + String(byte, radix: 16, uppercase: true).leftPadded
-        }.joined()
-    }
-
     static func expectStoredOrRefused(
         _ response: HTTPResponse, _ stored: String?, status: Int, sourceLocation: SourceLocation = #_sourceLocation
     ) {
-        let json = RouteTests.json(response)
+        let json = response.json
         if let stored {
             #expect(response.status == status, "\(json)", sourceLocation: sourceLocation)
             #expect(json["text"]?.string == stored, sourceLocation: sourceLocation)
@@ -74,14 +67,14 @@ struct TrimmingAPITests {
     @Test(arguments: TrimmingAPITests.ways)
     func post(way: String) throws {
         for (sent, stored) in Self.texts {
-            let service = try RouteTests.service()
+            let service = try OverlayService.testing()
             let posted = service.answer(Self.request("POST", "/messages", way: way, text: sent))
             Self.expectStoredOrRefused(posted, stored, status: 202)
-            let read = service.answer(RouteTests.request("GET", "/messages/1"))
+            let read = service.answer(HTTPRequest("GET", "/messages/1"))
             #expect(read.status == (stored == nil ? 404 : 200), "\(sent.unicodeScalars.map(\.value))")
             if let stored {
-                #expect(RouteTests.json(read)["text"]?.string == stored)
-                let overlay = RouteTests.json(service.answer(RouteTests.request("GET", "/overlay")))
+                #expect(read.json["text"]?.string == stored)
+                let overlay = service.answer(HTTPRequest("GET", "/overlay")).json
                 #expect(overlay["message"]?["text"]?.string == stored)
             }
         }
@@ -91,35 +84,30 @@ struct TrimmingAPITests {
     @Test(arguments: TrimmingAPITests.ways)
     func patch(way: String) throws {
         for (sent, stored) in Self.texts {
-            let service = try RouteTests.service()
-            #expect(service.answer(RouteTests.request("POST", "/messages", body: "before")).status == 202)
+            let service = try OverlayService.testing()
+            #expect(service.answer(HTTPRequest("POST", "/messages", body: "before")).status == 202)
             let patched = service.answer(Self.request("PATCH", "/messages/1", way: way, text: sent))
             Self.expectStoredOrRefused(patched, stored, status: 200)
-            let read = RouteTests.json(service.answer(RouteTests.request("GET", "/messages/1")))
+            let read = service.answer(HTTPRequest("GET", "/messages/1")).json
             #expect(read["text"]?.string == stored ?? "before", "\(sent.unicodeScalars.map(\.value))")
         }
     }
 
     /// The subtitle follows the same rule, in JSON as in a form.
     @Test func subtitle() throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         let posted = service.answer(
-            RouteTests.request(
+            HTTPRequest(
                 "POST", "/messages",
                 headers: [Header(name: "Content-Type", value: "application/x-www-form-urlencoded")],
-                body: "text=a&subtitle=\(Self.percentEncoded("\u{A0}\u{301} "))"))
+                body: "text=a&subtitle=\(FormBody.encoded("\u{A0}\u{301} "))"))
         #expect(posted.status == 202)
-        #expect(RouteTests.json(posted)["subtitle"]?.string == "\u{A0}\u{301}")
+        #expect(posted.json["subtitle"]?.string == "\u{A0}\u{301}")
         let empty = service.answer(
-            RouteTests.request(
+            HTTPRequest(
                 "PATCH", "/messages/1", headers: [Header(name: "Content-Type", value: "application/json")],
                 body: #"{"subtitle": " \u00a0\t"}"#))
         #expect(empty.status == 422)
-        #expect(RouteTests.json(empty)["error"]?["field"]?.string == "subtitle")
+        #expect(empty.json["error"]?["field"]?.string == "subtitle")
     }
-}
-
-extension String {
-    /// Two hex digits, a leading zero added to one.
-    fileprivate var leftPadded: String { count == 1 ? "0" + self : self }
 }

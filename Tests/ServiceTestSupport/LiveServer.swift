@@ -14,6 +14,18 @@ public final class LiveServer: Sendable {
         server = try OverlayServer(configuration: configuration)
     }
 
+    /// A server keeping its state in `directory`, for a restart on it: the durability suites
+    /// start one after the other on the same directory.
+    public static func durable(
+        on directory: TemporaryDirectory, clock: ClockMode = .manual,
+        configure: (inout ServiceConfiguration) -> Void = { _ in }
+    ) throws -> LiveServer {
+        try LiveServer(clock: clock) {
+            $0.store(in: directory)
+            configure(&$0)
+        }
+    }
+
     /// This server once `prepare` has run on it (messages posted, the clock moved), for a suite's
     /// own starting state; stopped if `prepare` throws, since no scope owns it yet.
     public func prepared(_ prepare: (LiveServer) throws -> Void) throws -> LiveServer {
@@ -93,4 +105,15 @@ public func withLiveServer<Result>(
     let live = try started()
     defer { live.stop() }
     return try body(live)
+}
+
+/// Runs `before` on a server that keeps its state in a new directory, stops it, and runs `after`
+/// on a server started again on that directory: a restart, as the durability suites check them.
+public func withRestart<Result>(
+    configure: (inout ServiceConfiguration) -> Void = { _ in }, _ before: (LiveServer) throws -> Void,
+    then after: (LiveServer) throws -> Result
+) throws -> Result {
+    let directory = try TemporaryDirectory()
+    try withLiveServer(started: LiveServer.durable(on: directory, configure: configure), before)
+    return try withLiveServer(started: LiveServer.durable(on: directory, configure: configure), after)
 }

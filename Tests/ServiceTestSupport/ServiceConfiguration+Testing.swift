@@ -1,4 +1,5 @@
 import OverlayService
+import TestSupport
 
 extension ServiceConfiguration {
     /// The one configuration every in-process test server starts from: a free port, no access
@@ -13,5 +14,11 @@ extension ServiceConfiguration {
         // Raw-socket tests name the host `x`; the DNS-rebinding check would refuse it.
         configuration.allowedHosts = ["x"]
         return configuration
+    }
+
+    /// Keeps the state in `directory`, so that a server started on it again finds it there.
+    public mutating func store(in directory: TemporaryDirectory) {
+        ephemeral = false
+        dataDirectory = directory.path
     }
 }

@@ -160,6 +160,30 @@ public enum Loopback {
         }
     }
 
+    /// One response from a keep-alive connection: its head, then the body its Content-Length
+    /// says. Read a byte at a time up to the head, so that nothing of a later response is taken.
+    public static func readResponse(_ socket: Int32) throws -> HTTPReply {
+        var received: [UInt8] = []
+        var byte: UInt8 = 0
+        while !received.suffix(4).elementsEqual(Bytes.headEnd) {
+            guard recv(socket, &byte, 1, 0) == 1 else {
+                throw TestSupportError("closed in the head: \(String(decoding: received, as: UTF8.self))")
+            }
+            received.append(byte)
+        }
+        let head = try HTTPReply.head(received.dropLast(4))
+        let length = Int(head.header("Content-Length") ?? "0") ?? 0
+        var body = [UInt8](repeating: 0, count: length)
+        var got = 0
+        while got < length {
+            let count = body.withUnsafeMutableBytes { recv(socket, $0.baseAddress! + got, length - got, 0) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw TestSupportError("closed in the body after \(got) of \(length) bytes") }
+            got += count
+        }
+        return HTTPReply(status: head.status, headers: head.headers, body: body)
+    }
+
     /// Whether the peer has closed `socket` (or reset it), waiting up to `seconds` for that;
     /// bytes that come first are read and dropped.
     public static func isClosed(_ socket: Int32, within seconds: Double = 0) -> Bool {

@@ -46,6 +46,11 @@ public final class RawClient: @unchecked Sendable {
         Loopback.readAll(socket)
     }
 
+    /// The next response on this keep-alive connection, as its Content-Length frames it.
+    public func readResponse() throws -> HTTPReply {
+        try Loopback.readResponse(socket)
+    }
+
     /// Whether the server has closed the connection, waiting up to `seconds` for it.
     public func isClosed(within seconds: Double = 0) -> Bool {
         Loopback.isClosed(socket, within: seconds)

@@ -22,7 +22,7 @@ struct StatusBarScreenTests {
         String(row.map(\.character))
     }
 
-    static let shown = InterpolationTests.overlay(animation: nil)
+    static let shown = Overlay.sample(animation: nil)
 
     /// Fully shown: the background in every cell, the label centred in the middle row, the bar's
     /// 50 % as 40 full blocks in the bottom row, in the style's colours.

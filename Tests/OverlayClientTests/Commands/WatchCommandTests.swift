@@ -59,8 +59,12 @@ struct WatchCommandTests {
         #expect(rows.last { !$0.isEmpty }?.contains("v1 · showing · progress #1 · 50%") == true)
 
         // tmux passes what the program wrote on to the recording as it can: the fade's last frame
-        // is there once its blue is.
-        #expect(await eventually { Self.backgrounds(Files.text(recording)).contains("0;122;255") })
+        // is there once the last frame recorded has its blue and is whole.
+        #expect(
+            await eventually {
+                let last = Self.frames(Files.text(recording)).last ?? ""
+                return Self.backgrounds(last).contains("0;122;255") && Self.isWhole(last, rows: 12)
+            })
         // The fade was drawn frame by frame: a dimmed blue between black and #007AFF before it.
         let shades = Set(Self.backgrounds(Files.text(recording)))
         let dimmed = shades.filter { shade in
@@ -69,14 +73,17 @@ struct WatchCommandTests {
         }
         #expect(!dimmed.isEmpty, "only \(shades.sorted()) drawn during the fade")
 
-        // Once nothing moves, nothing is written: a second of watching (what is watched for is an
-        // absence; a slower machine only writes less).
-        let still = Files.size(recording)
-        try await Task.sleep(nanoseconds: 1_000_000_000)
-        #expect(Files.size(recording) == still)
-
+        // Once nothing moves, nothing is written. A resize is the marker: the program handles it
+        // after whatever it would have drawn first, so the first frame written after the fade's
+        // last must be the resize's (a 30-block bar at 60 columns), not another at 100 columns.
+        let still = try #require(Files.size(recording))
         try await tmux.resize(columns: 60, rows: 10)
         #expect(await eventually { Self.blocks(await tmux.screen()) == 30 }, "\(tmux.lastScreen)")
+        #expect(
+            await eventually { Self.isWhole(Self.frames(Files.text(recording, from: still)).first ?? "", rows: 10) })
+        let written = Files.text(recording, from: still)
+        #expect(written.hasPrefix(Self.frameStart), "\(written)")
+        #expect(Self.blocks(Self.frames(written).first ?? "") == 30, "\(written)")
 
         _ = try await client.post("Upload failed", kind: .failed, immediate: true)
         #expect(await eventually { await tmux.screen().contains("Upload failed") }, "\(tmux.lastScreen)")
@@ -120,6 +127,19 @@ struct WatchCommandTests {
         try await tmux.keys("C-c")
         #expect(await eventually { await tmux.screen().contains("watch exited 0") }, "\(tmux.lastScreen)")
         #expect(await tmux.pane("#{alternate_on} #{cursor_flag}") == "0 1", "\(tmux.lastScreen)")
+    }
+
+    /// Each frame starts at the top left and ends with the status line on the last row.
+    static let frameStart = "\u{1B}[1;1H"
+
+    /// The frames in what the program wrote (what came before the first is dropped).
+    static func frames(_ output: String) -> [String] {
+        Array(output.components(separatedBy: frameStart).dropFirst())
+    }
+
+    /// Whether `frame` has come whole, down to the end of the status line on row `rows`.
+    static func isWhole(_ frame: String, rows: Int) -> Bool {
+        frame.contains("\u{1B}[\(rows);1H") && frame.hasSuffix("\u{1B}[0m\u{1B}[K")
     }
 
     /// The 24-bit backgrounds written, as "r;g;b".
@@ -169,4 +189,9 @@ enum Files {
     }
 
     static func text(_ path: String) -> String { TemporaryDirectory.read(path) }
+
+    /// What was written to `path` after its first `offset` bytes.
+    static func text(_ path: String, from offset: Int) -> String {
+        String(decoding: Array(text(path).utf8).dropFirst(offset), as: UTF8.self)
+    }
 }

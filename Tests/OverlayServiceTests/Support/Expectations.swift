@@ -105,3 +105,14 @@ func orderedKeys(_ bytes: [UInt8]) -> [String] {
     }
     return keys
 }
+
+/// Every key of `GET /overlay`'s body in the order it is written, nested ones where they stand:
+/// the order is part of the format (MODEL §5).
+let overlayKeyOrder = [
+    "version", "now", "phase", "orientation", "rotation", "device", "presentation", "frame", "x", "y", "width",
+    "height", "contentOffset", "alpha", "message", "announcement", "announcementVersion", "label", "subtitle",
+    "outgoing", "accessory", "pill", "style", "activity",
+    "progressBar", "queued", "scheduled", "animation", "statusBar", "style", "hidden", "alpha", "offset", "frame",
+    "x", "y",
+    "width", "height", "animation", "styleFrom", "hiddenFrom", "held", "touch",
+]

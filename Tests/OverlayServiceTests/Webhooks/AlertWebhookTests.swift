@@ -41,7 +41,7 @@ struct AlertWebhookTests {
             ),
         ] as [(String, String, String, String, String?, Int)])
     func mapsAnAlert(alert: String, key: String, kind: String, text: String, subtitle: String?, priority: Int) throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         let response = Webhook.deliver(service, "alertmanager", Self.body(alert))
         #expect(response.status == 200)
         let message = try #require(Webhook.messages(response).first)
@@ -55,7 +55,7 @@ struct AlertWebhookTests {
     /// Resolution updates the message the firing made: same id, `sent`, the kind's priority, and a
     /// subtitle that maps to nothing is removed.
     @Test func resolutionUpdatesInPlace() throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         let firing = Webhook.deliver(
             service, "alertmanager",
             Self.body(
@@ -77,7 +77,7 @@ struct AlertWebhookTests {
 
     /// A key repeated in one body updates the message its first alert made.
     @Test func repeatedKeyInOneBody() throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         let response = Webhook.deliver(
             service, "grafana",
             Self.body(
@@ -92,7 +92,7 @@ struct AlertWebhookTests {
 
     /// Grafana's and Alertmanager's documented bodies, as their tools send them.
     @Test func documentedBodies() throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         let grafana = Webhook.messages(Webhook.deliver(service, "grafana", try Webhook.fixture("grafana-firing.json")))
         #expect(grafana.map { $0["key"]?.string } == ["grafana-c6eadffa33fcdf37", "grafana-bc97ff14869b13e3"])
         #expect(
@@ -115,7 +115,7 @@ struct AlertWebhookTests {
     /// A summary of 300 characters is cut to 255 and an ellipsis; blanks around it are trimmed
     /// first, so that a text that fits once trimmed is kept whole.
     @Test func longTextIsCut() throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         let summary = String(repeating: "é", count: 300)
         let response = Webhook.deliver(
             service, "alertmanager",
@@ -146,7 +146,7 @@ struct AlertWebhookTests {
         ),
     ])
     func wrongShape(body: String, field: String) throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         let before = Webhook.state(service)
         let answer = Webhook.error(Webhook.deliver(service, "alertmanager", body))
         #expect(answer.status == 400 && answer.code == "bad_request" && answer.field == field)
@@ -156,7 +156,7 @@ struct AlertWebhookTests {
     /// Not JSON at all, or nested past the parser's depth: 400 `invalid_json`, nothing changed.
     @Test(arguments: ["alerts", "{", String(repeating: "[", count: 100_000), #"{"alerts": [], "alerts": []}"#])
     func notJSON(body: String) throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         let before = Webhook.state(service)
         let answer = Webhook.error(Webhook.deliver(service, "grafana", body))
         #expect(answer.status == 400 && answer.code == "invalid_json")
@@ -166,13 +166,13 @@ struct AlertWebhookTests {
     /// All or nothing: a body whose third alert would overflow the queue applies none of them,
     /// creates no channel, and names the alert.
     @Test func atomic() throws {
-        let service = try RouteTests.service { $0.engine.maxQueue = 1 }
+        let service = try OverlayService.testing { $0.engine.maxQueue = 1 }
         let alerts = (0..<3).map { #"{"status": "firing", "fingerprint": "a\#($0)"}"# }
         let answer = Webhook.deliver(
             service, "alertmanager", #"{"alerts": [\#(alerts.joined(separator: ","))]}"#, channel: "new")
         #expect(answer.status == 503 && Webhook.error(answer).code == "queue_full")
-        #expect(RouteTests.json(answer)["error"]?["message"]?.string?.hasPrefix("alerts[2]: ") == true)
-        let channels = RouteTests.json(service.answer(RouteTests.request("GET", "/channels")))
+        #expect(answer.json["error"]?["message"]?.string?.hasPrefix("alerts[2]: ") == true)
+        let channels = service.answer(HTTPRequest("GET", "/channels")).json
         #expect(channels["channels"]?.array?.contains { $0["name"]?.string == "new" } == false)
         // Two fit: both are applied.
         let two = Webhook.deliver(
@@ -182,9 +182,9 @@ struct AlertWebhookTests {
 
     /// An empty list of alerts is an empty answer; more than 10,000 is refused before any work.
     @Test func emptyAndHuge() throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         let empty = Webhook.deliver(service, "alertmanager", #"{"alerts": []}"#)
-        #expect(empty.status == 200 && RouteTests.json(empty) == .object(["messages": .array([])]))
+        #expect(empty.status == 200 && empty.json == .object(["messages": .array([])]))
         let huge = "{\"alerts\": [" + Array(repeating: "0", count: 10_001).joined(separator: ",") + "]}"
         let refused = Webhook.error(Webhook.deliver(service, "alertmanager", huge))
         #expect(refused.status == 422 && refused.code == "too_many_messages" && refused.field == "alerts")

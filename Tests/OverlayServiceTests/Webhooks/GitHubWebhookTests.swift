@@ -1,6 +1,7 @@
 import Crypto
 import MicroHTTP
 import ServiceTestSupport
+import TestSupport
 import Testing
 
 @testable import OverlayService
@@ -35,7 +36,7 @@ struct GitHubWebhookTests {
         ("cancelled", "info"), ("skipped", "info"), ("neutral", "info"),
     ])
     func conclusion(conclusion: String, kind: String) throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         let message = try #require(
             Webhook.messages(
                 Self.deliver(service, "workflow_run", Self.run(action: "completed", conclusion: conclusion))
@@ -50,7 +51,7 @@ struct GitHubWebhookTests {
     /// Requested, in progress, completed: one message; a late `in_progress` after the outcome
     /// yields nothing; a null branch leaves the repository alone in the subtitle.
     @Test func aRunIsOneMessage() throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         let requested = Webhook.messages(
             Self.deliver(service, "workflow_run", Self.run(action: "requested", branch: nil)))
         #expect(requested.first?["kind"]?.string == "sending")
@@ -62,7 +63,7 @@ struct GitHubWebhookTests {
         #expect(done.first?["id"] == requested.first?["id"] && done.first?["kind"]?.string == "failed")
         let late = Self.deliver(service, "workflow_run", Self.run(action: "in_progress"))
         #expect(late.status == 200 && Webhook.messages(late).isEmpty)
-        let message = RouteTests.json(service.answer(RouteTests.request("GET", "/messages/1")))
+        let message = service.answer(HTTPRequest("GET", "/messages/1")).json
         #expect(message["kind"]?.string == "failed")
         // An action the mapping does not know makes nothing.
         #expect(Webhook.messages(Self.deliver(service, "workflow_run", Self.run(action: "renamed"))).isEmpty)
@@ -74,7 +75,7 @@ struct GitHubWebhookTests {
         ("failure", "failed"), ("error", "failed"), ("inactive", "info"),
     ])
     func deployment(state: String, kind: String) throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         let body = #"""
             {"deployment": {"id": 9, "environment": "staging"}, "deployment_status": {"state": "\#(state)"},
              "repository": {"full_name": "octo/app"}}
@@ -88,7 +89,7 @@ struct GitHubWebhookTests {
 
     /// GitHub's documented bodies.
     @Test func documentedBodies() throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         let requested = Webhook.messages(
             Self.deliver(service, "workflow_run", try Webhook.fixture("github-workflow_run-requested.json")))
         // The example's run has a blank name: the workflow's name stands in.
@@ -110,9 +111,9 @@ struct GitHubWebhookTests {
 
     /// GitHub's form content type: the JSON is the `payload` field.
     @Test func formBody() throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         let json = Self.run(action: "requested")
-        let body = "payload=" + TrimmingAPITests.percentEncoded(json)
+        let body = "payload=" + FormBody.encoded(json)
         let response = Self.deliver(
             service, "workflow_run", body,
             headers: [Header(name: "Content-Type", value: "application/x-www-form-urlencoded")])
@@ -131,7 +132,7 @@ struct GitHubWebhookTests {
         ),
     ])
     func wrongShape(event: String, body: String, field: String) throws {
-        let service = try RouteTests.service()
+        let service = try OverlayService.testing()
         let answer = Webhook.error(Self.deliver(service, event, body))
         #expect(answer.status == 400 && answer.field == field)
         let missing = Webhook.error(Webhook.deliver(service, "github", Self.run(action: "requested")))
@@ -142,7 +143,7 @@ struct GitHubWebhookTests {
     /// or malformed signature is 401 `invalid_signature` and changes nothing.
     @Test func signatures() throws {
         let secret = "It's a Secret to Everybody"
-        let service = try RouteTests.service { $0.githubSecret = secret }
+        let service = try OverlayService.testing { $0.githubSecret = secret }
         let body = Self.run(action: "requested")
         let signature = "sha256=" + SHA256.hex(HMAC.sha256(key: Array(secret.utf8), message: Array(body.utf8)))
         for wrong in [nil, "sha256=00", "sha1=" + signature.dropFirst(7), signature.uppercased(), signature + "0"] {

@@ -17,9 +17,8 @@ struct OwnTemplateTests {
         """#
 
     static func service(_ templates: String = builds) throws -> OverlayService {
-        let configuration = try ConfigurationTests.configuration(
-            ["--config", "c.json"], files: ["c.json": #"{"webhooks": {"templates": \#(templates)}}"#])
-        return try RouteTests.service { $0.webhookTemplates = configuration.webhookTemplates }
+        let configuration = try ServiceConfiguration.loaded(file: #"{"webhooks": {"templates": \#(templates)}}"#)
+        return try OverlayService.testing { $0.webhookTemplates = configuration.webhookTemplates }
     }
 
     /// Each element of `/builds` is a message; a number becomes text where text is wanted and a
@@ -116,8 +115,7 @@ struct OwnTemplateTests {
         (#"[]"#, "webhooks.templates"),
     ])
     func invalidTemplate(templates: String, key: String) throws {
-        let error = ConfigurationTests.error(
-            ["--config", "c.json"], files: ["c.json": #"{"webhooks": {"templates": \#(templates)}}"#])
+        let error = ConfigurationError.loading(file: #"{"webhooks": {"templates": \#(templates)}}"#)
         #expect(error?.key == key, "\(error?.description ?? "no error")")
     }
 
@@ -139,7 +137,7 @@ struct OwnTemplateTests {
             ))
         #expect(refused.status == 422 && refused.code == "invalid_field" && refused.field == "runs[1].click")
         let messages = service.answer(HTTPRequest(method: "GET", path: "/messages"))
-        #expect(RouteTests.json(messages)["messages"]?.array?.count == 2)
+        #expect(messages.json["messages"]?.array?.count == 2)
     }
 
     /// JSON Pointer (RFC 6901) as the templates read it.
@@ -205,13 +203,13 @@ struct TemplateCredentialTests {
         ("PATCH", "/messages/1", 400), ("POST", "/channels/ci/messages/1", 400),
     ])
     func onlyTemplateWrites(method: String, path: String, status: Int) throws {
-        let service = try AccessControlTests.service()
+        let service = try OverlayService.guarded()
         let query = [
             QueryItem(name: "template", value: "alertmanager"),
-            QueryItem(name: "auth", value: AccessControlTests.admin),
+            QueryItem(name: "auth", value: Credential.admin),
         ]
         let answer = service.answer(
-            RouteTests.request(method, path, query: query, body: #"{"alerts": []}"#))
+            HTTPRequest(method, path, query: query, body: #"{"alerts": []}"#))
         #expect(answer.status == status, "\(String(decoding: answer.body, as: UTF8.self))")
         if status == 400 { #expect(Webhook.error(answer).field == "auth") }
     }

@@ -28,6 +28,29 @@ extension MessageInput {
             progress: progress, duration: duration.map { Interval.seconds($0) },
             immediate: immediate, key: key)
     }
+
+    /// A message scheduled `delay` seconds after it is posted, or `at` a time.
+    static func later(_ text: String, delay: Double? = nil, at: ScheduleTime? = nil, key: String? = nil) -> MessageInput
+    {
+        var input = MessageInput.message(text, key: key)
+        input.delay = delay.map { .seconds($0) }
+        input.at = at
+        return input
+    }
+
+    /// A message that expires `seconds` after it is posted unless it has shown by then.
+    static func expiring(_ text: String, after seconds: Double, kind: MessageKind? = nil) -> MessageInput {
+        var input = MessageInput.message(text, kind: kind)
+        input.expires = .seconds(seconds)
+        return input
+    }
+
+    /// A message of `priority`.
+    static func ranked(_ text: String, _ priority: Priority?, kind: MessageKind? = nil) -> MessageInput {
+        var input = MessageInput.message(text, kind: kind)
+        input.priority = priority
+        return input
+    }
 }
 
 /// A refusal a test did not expect, or an update where a new message was expected.
@@ -97,4 +120,28 @@ extension Transition {
     static func alpha(from: Double, to: Double, start: Double, duration: Double) -> Transition {
         Transition(property: .alpha, from: from, to: to, start: .seconds(start), length: .seconds(duration))
     }
+}
+
+extension OverlayEngine {
+    /// What a walk over the queue, the schedule, the history and the shown message finds: the
+    /// count the engine keeps of its messages' text must equal it.
+    var walked: (messages: Int, textBytes: Int) {
+        var messages = Array(queue) + Array(scheduledMessages) + Array(history)
+        if let shown = current, !shown.state.hasEnded { messages.append(shown) }
+        return (messages.count, messages.reduce(0) { $0 + $1.textBytes })
+    }
+}
+
+/// Core Animation's ease-in-ease-out: the cubic Bézier (0,0) (0.42,0) (0.58,1) (1,1), solved here
+/// independently by Newton's method on x(t).
+func bezierEaseInOut(_ x: Double) -> Double {
+    func bezier(_ t: Double, _ p1: Double, _ p2: Double) -> Double {
+        3 * (1 - t) * (1 - t) * t * p1 + 3 * (1 - t) * t * t * p2 + t * t * t
+    }
+    func slope(_ t: Double, _ p1: Double, _ p2: Double) -> Double {
+        3 * (1 - t) * (1 - t) * p1 + 6 * (1 - t) * t * (p2 - p1) + 3 * t * t * (1 - p2)
+    }
+    var t = x
+    for _ in 0..<50 { t -= (bezier(t, 0.42, 0.58) - x) / slope(t, 0.42, 0.58) }
+    return bezier(t, 0, 1)
 }

@@ -23,24 +23,24 @@ enum Webhook {
         headers: [Header] = [], query: [QueryItem] = []
     ) -> HTTPResponse {
         service.answer(
-            RouteTests.request(
+            HTTPRequest(
                 "POST", "/channels/\(channel)/messages", query: [QueryItem(name: "template", value: template)] + query,
                 headers: headers, body: body))
     }
 
     /// The answer's messages.
     static func messages(_ response: HTTPResponse) -> [JSONValue] {
-        RouteTests.json(response)["messages"]?.array ?? []
+        response.json["messages"]?.array ?? []
     }
 
     /// The code and field of an error answer.
     static func error(_ response: HTTPResponse) -> (status: Int, code: String?, field: String?) {
-        let error = RouteTests.json(response)["error"]
+        let error = response.json["error"]
         return (response.status, error?["code"]?.string, error?["field"]?.string)
     }
 
     /// The overlay's queued count and version, to show that a refusal changed nothing.
     static func state(_ service: OverlayService, channel: String = "default") -> JSONValue {
-        RouteTests.json(service.answer(RouteTests.request("GET", "/channels/\(channel)/messages")))
+        service.answer(HTTPRequest("GET", "/channels/\(channel)/messages")).json
     }
 }
