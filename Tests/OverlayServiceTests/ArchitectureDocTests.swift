@@ -96,4 +96,23 @@ struct ArchitectureDocTests {
             documented == answered,
             "undocumented: \(answered.subtracting(documented)); never answered: \(documented.subtracting(answered))")
     }
+
+    /// The walk of a POST stays a newcomer's walk: at most eight numbered steps, and every file it
+    /// names is there (a path in backticks, under Sources/ or one of its modules).
+    @Test func aPostIsFollowedInEightStepsThroughFilesThatExist() {
+        let text = Repository.text("docs/ARCHITECTURE.md")
+        guard let walk = text.split(separator: "\n## ").first(where: { $0.hasPrefix("A POST, in eight steps") }) else {
+            Issue.record("docs/ARCHITECTURE.md has no section 'A POST, in eight steps'")
+            return
+        }
+        let steps = walk.split(separator: "\n").filter { $0.first?.isNumber == true && $0.contains(". **") }
+        #expect((5...8).contains(steps.count), "\(steps.count) steps")
+        let sources =
+            Repository.files(under: "Sources", endingIn: ".swift") + Repository.files(under: "Sources", endingIn: ".h")
+        let paths = Self.backticked(walk).filter { $0.hasSuffix(".swift") || $0.hasSuffix(".h") }
+        #expect(paths.count >= 6, "\(paths)")
+        for path in paths {
+            #expect(sources.contains { $0.hasSuffix("/" + path) }, "\(path) is not under Sources")
+        }
+    }
 }
