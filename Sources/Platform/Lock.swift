@@ -10,11 +10,19 @@
 /// the real ones were lost among them. The mutex and the value share one heap block, made once,
 /// so the mutex never moves (pthread requires that) and locking touches one cache line.
 public struct Lock<Value>: ~Copyable {
+    /// Keeps the block alive; the lock only goes through the pointers below.
     @usableFromInline let storage: LockStorage<Value>
+    /// Where the value and the mutex are, found once: reaching them through the storage at each
+    /// lock was an access to its header before the mutex was taken, which ThreadSanitizer
+    /// reported as a race with the access under the lock of another thread.
+    @usableFromInline let value: UnsafeMutablePointer<Value>
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     @inlinable
     public init(_ initial: consuming sending Value) {
         storage = LockStorage.make(initial)
+        value = storage.value
+        mutex = storage.mutex
     }
 
     /// Runs `body` on the value with the lock held. Not reentrant: `body` must not take this lock
@@ -25,8 +33,7 @@ public struct Lock<Value>: ~Copyable {
     ) throws(Failure) -> sending Result {
         // The value is passed as `sending`, as `Mutex` passes it: the lock keeps it in a region
         // of its own, which the checker cannot see through the storage's pointer.
-        nonisolated(unsafe) let value = storage.value
-        let mutex = storage.mutex
+        nonisolated(unsafe) let value = value
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value.pointee)
