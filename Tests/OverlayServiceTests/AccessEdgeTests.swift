@@ -81,7 +81,7 @@ struct AccessEdgeTests {
             service, #"{"label": "a", "grants": [{"channels": "*", "access": "read"}]}"#)
         let principal = try service.guardian.principal(for: Array(token.secret.utf8))
         #expect(AccessControlTests.call(service, "DELETE", "/tokens/\(token.id)", as: Self.admin).status == 204)
-        let (_, answer) = DetachedAnswer.handle(RouteTests.request("GET", "/overlay")) { _, responder in
+        let answer = DetachedAnswer.handle(RouteTests.request("GET", "/overlay")) { _, responder in
             service.held.hold(.poll(responder), by: principal, lasts: 60)
         }
         let response = try #require(answer.response(waiting: 10))

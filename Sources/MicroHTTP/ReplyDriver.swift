@@ -1,0 +1,166 @@
+internal import CMicroHTTPD
+
+/// What the connection's thread does with its responder's machine (`ResponderStateMachine`):
+/// the actions carried out on the connection, after the machine's lock is released. It queues an
+/// answer (a response built for this connection, one built once and shared, or a stream that
+/// libmicrohttpd pulls from), or suspends the connection and lists the responder in the server's
+/// `ParkedRequests` until its answer comes. Kept in the `RequestContext`, on that thread only.
+struct ReplyDriver {
+    /// Where the responder is listed in `HTTPServer.parked`, from its suspension to its answer.
+    private var listing: ParkedRequests.Ticket?
+    /// Whether the connection was ever suspended.
+    private var wasSuspended = false
+    /// The connection's socket, looked up when it was suspended.
+    private var suspendedSocket: Int32 = -1
+    /// The stream being sent, and where it is listed in `HTTPServer.parked`.
+    private var streamed: (stream: HTTPStream, ticket: ParkedRequests.Ticket)?
+
+    /// Carries out `action` on the context's connection; false when libmicrohttpd refused it.
+    mutating func perform(
+        _ action: ResponderStateMachine<HTTPResponder.Reply>.Action, for context: RequestContext
+    ) -> Bool {
+        switch action {
+        case .queue(let reply):
+            let queued = enqueue(reply, for: context) == .YES
+            context.withServer { context.tally.answerQueued(on: $0, shard: context.shard) }
+            return queued
+        case .suspend:
+            wasSuspended = true
+            let connection = context.connection
+            listing = context.withServer { $0.parked.list(context.responder, shard: context.shard) }
+            let socket = ClientSocket.descriptor(of: connection)
+            suspendedSocket = socket
+            MHD_suspend_connection(connection)
+            if case .resume = context.responder.machine.withLock({ $0.suspendCompleted(socket: socket) }) {
+                MHD_resume_connection(connection)
+            }
+            return true
+        case .none, .runHandler, .resume, .rejectReply, .probe, .discard:
+            return true
+        }
+    }
+
+    /// libmicrohttpd is done with the request: takes it off the server's lists, and returns the
+    /// status and body bytes that were sent.
+    mutating func finish(for context: RequestContext) -> (status: Int, bytes: Int) {
+        unlist(context)
+        let sent = (context.tally.sentStatus, context.tally.sentBytes)
+        guard let streamed else {
+            // MHD 0.9.75: its next request may be one the epoll loop leaves unread.
+            if wasSuspended {
+                context.withServer { $0.resumeWatch.watch(suspendedSocket, shard: context.shard) }
+            }
+            return sent
+        }
+        self.streamed = nil
+        context.withServer { $0.parked.unlist(stream: streamed.ticket) }
+        return (sent.0, streamed.stream.bytesSent)
+    }
+
+    /// Takes the responder off `HTTPServer.parked`: it has its answer, or the request is over.
+    private mutating func unlist(_ context: RequestContext) {
+        guard let listing else { return }
+        context.withServer { $0.parked.unlist(responder: listing) }
+        self.listing = nil
+    }
+
+    /// Queues `reply` on the connection, with the server's headers and those for this request's
+    /// origin added.
+    private mutating func enqueue(_ reply: HTTPResponder.Reply, for context: RequestContext) -> MHD_Result {
+        if case .full(let response) = reply, let prepared = response.prepared {
+            return enqueue(.prepared(status: response.status, prepared), for: context)
+        }
+        unlist(context)
+        let connection = context.connection
+        let perOrigin = Self.originHeaders(context)
+        let status: Int
+        let headers: [Header]
+        let created: OpaquePointer?
+        switch reply {
+        case .prepared(let preparedStatus, let prepared):
+            context.tally.sentStatus = preparedStatus
+            context.tally.sentBytes = prepared.body.count
+            // A prepared response is shared by every connection that sends it: headers for one
+            // request's origin cannot go into it, so such an answer is built afresh. Built
+            // already (the usual case), the server's shared header list is not even retained.
+            if perOrigin.isEmpty,
+                let pointer = prepared.built ?? prepared.pointer(adding: context.withServer { $0.responseHeaders })
+            {
+                // libmicrohttpd counts the connections using it; ours is released with the
+                // PreparedResponse.
+                return MHD_queue_response(connection, UInt32(preparedStatus), pointer)
+            }
+            (status, headers, created) = (preparedStatus, prepared.headers, Self.bufferResponse(prepared.body))
+        case .full(let response):
+            context.tally.sentStatus = response.status
+            context.tally.sentBytes = response.body.count
+            (status, headers, created) = (response.status, response.headers, Self.bufferResponse(response.body))
+        case .stream(let streamStatus, let streamHeaders, let stream):
+            context.tally.sentStatus = streamStatus
+            // MHD 0.9.75: it sends a chunked body's last chunk ("0\r\n\r\n") even to HEAD, which a
+            // keep-alive client reads as the start of the next response: HEAD gets the head alone,
+            // and the stream is over before it began.
+            if context.method == "HEAD" {
+                stream.released()
+                (status, headers, created) = (streamStatus, streamHeaders, Self.bufferResponse([]))
+            } else {
+                (status, headers, created) = (streamStatus, streamHeaders, streamResponse(stream, for: context))
+            }
+        }
+        guard let created else { return .NO }
+        Header.add(headers, to: created)
+        Header.add(context.withServer { $0.responseHeaders }, to: created)
+        Header.add(perOrigin, to: created)
+        let result = MHD_queue_response(connection, UInt32(status), created)
+        MHD_destroy_response(created)
+        return result
+    }
+
+    private static func bufferResponse(_ body: [UInt8]) -> OpaquePointer? {
+        body.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(
+                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        }
+    }
+
+    /// A streamed body: libmicrohttpd pulls it through `HTTPStream.read`, and releases the stream
+    /// (its `Source`, retained here) when the response is destroyed. Listed in the server's
+    /// `parked` until the request completes, so that a stop or the sweep can end it.
+    private mutating func streamResponse(_ stream: HTTPStream, for context: RequestContext) -> OpaquePointer? {
+        let connection = context.connection
+        context.withServer { server in
+            streamed = (stream, server.parked.list(stream, shard: context.shard))
+            if server.streamSendBufferBytes > 0 {
+                ClientSocket.limitSendBuffer(ClientSocket.descriptor(of: connection), to: server.streamSendBufferBytes)
+            }
+        }
+        // The block is libmicrohttpd's own buffer per response, used only when the body is not
+        // chunked (an HTTP/1.0 client); a chunked stream is written into the connection's pool.
+        // 512 bytes rather than 4 KiB: every idle stream keeps one.
+        return MHD_create_response_from_callback(
+            UInt64.max, 512,
+            { context, _, buffer, size in
+                // libmicrohttpd holds the source (released below).
+                let source = Unmanaged<HTTPStream.Source>.fromOpaque(context!).takeUnretainedValue()
+                return source.stream.read(into: buffer!, capacity: size, suspending: source.connection)
+            },
+            Unmanaged.passRetained(HTTPStream.Source(stream, on: connection)).toOpaque(),
+            { context in
+                Unmanaged<HTTPStream.Source>.fromOpaque(context!).takeRetainedValue().stream.released()
+            })
+    }
+
+    /// The server's headers for this request's `Origin` (none without one, or when none depend
+    /// on it). Looked up when the answer is queued: the server's own refusals get them too. Under
+    /// the default policy no header depends on the origin, and the request's headers are not read.
+    private static func originHeaders(_ context: RequestContext) -> [Header] {
+        context.withServer { server in
+            guard server.variesByOrigin,
+                let origin = context.headers.lookUp(
+                    "Origin", on: context.connection, { $0.map { String(decoding: $0, as: UTF8.self) } }),
+                let headersFor = server.originHeaders
+            else { return [] }
+            return headersFor(origin)
+        }
+    }
+}
