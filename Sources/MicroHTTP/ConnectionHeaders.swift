@@ -8,34 +8,39 @@
 /// when the head was judged, is carried as a value.
 ///
 /// Unchecked, with its rule checked: the context's header fields are written before the window
-/// opens (a releasing store of `lookupOpen`) and not again while it is open; a read checks
-/// `lookupOpen` first (acquiring), and in debug builds that it is on the connection's thread,
-/// where the handler runs (`ConnectionHeadersTests` keeps a request past its handler).
+/// opens for this request (a releasing store of its number in `window`) and not again while it is
+/// open; a read checks `window` first (acquiring), so that a request kept past its handler, or
+/// past its connection's next request, reads nothing; and in debug builds that it is on the
+/// connection's thread, where the handler runs (`ConnectionHeadersTests` keeps a request past
+/// its handler).
 struct ConnectionHeaders: @unchecked Sendable {
     private let context: RequestContext
+    /// The request's number on its connection (`RequestContext.number`).
+    private let number: Int
     let contentCoding: String?
 
     init(_ context: RequestContext) {
         self.context = context
+        number = context.number
         contentCoding = context.contentCoding
     }
 
     /// The first header with this name, while the handler runs; nil before and after.
     func withHeader<Result>(_ name: String, _ body: (UnsafeRawBufferPointer?) -> Result) -> Result {
         checkThread()
-        return context.withHeader(name, body)
+        return context.withHeader(name, of: number, body)
     }
 
     /// The peer's address while the handler runs ("" before and after).
     var address: String {
         checkThread()
-        return context.lookedUpAddress
+        return context.address(of: number)
     }
 
     @inline(__always)
     private func checkThread() {
         #if DEBUG
-            if context.lookupOpen.load(ordering: .acquiring) {
+            if context.window.load(ordering: .acquiring) == number {
                 precondition(
                     pthread_equal(context.thread, pthread_self()) != 0,
                     "a request's headers are read on its connection's thread, while its handler runs")

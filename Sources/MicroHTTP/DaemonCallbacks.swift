@@ -2,9 +2,10 @@ internal import CMicroHTTPD
 import Platform
 
 // libmicrohttpd's calls into the server, all in one place. Each forwards to the request's
-// `RequestContext`, its explicit context: made by `requestLineArrived` (libmicrohttpd's URI log
-// callback, the first call for every request) and released by `completed`, which libmicrohttpd
-// makes for every request that got a context, however it ended.
+// `RequestContext`, its explicit context: the connection's, made when the connection starts and
+// released when it closes, begun again by `requestLineArrived` (libmicrohttpd's URI log callback,
+// the first call for every request) and cleared by `completed`, which libmicrohttpd makes for
+// every request that got a context, however it ended.
 extension HTTPServer {
     /// Points libmicrohttpd's callbacks at the server's methods below. Each is a closure that
     /// captures nothing (C takes it as a function pointer) and reaches the server through its
@@ -22,9 +23,22 @@ extension HTTPServer {
         settings.request_line = { context, uri, connection in
             Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue().requestLineArrived(uri, connection!)
         }
-        settings.connection_notice = { context, _, _, notice in
-            guard notice == .CONNECTION_NOTIFY_CLOSED else { return }
-            Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue().acceptor.connectionClosed()
+        settings.connection_notice = { context, connection, socket, notice in
+            let server = Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue()
+            switch notice {
+            case .CONNECTION_NOTIFY_STARTED:
+                // The connection's request context, kept for its life and reused by each request.
+                socket?.pointee = Unmanaged.passRetained(RequestContext(server: server, connection: connection!))
+                    .toOpaque()
+            case .CONNECTION_NOTIFY_CLOSED:
+                if let kept = socket?.pointee {
+                    socket?.pointee = nil
+                    Unmanaged<RequestContext>.fromOpaque(kept).release()
+                }
+                server.acceptor.connectionClosed()
+            default:
+                break
+            }
         }
     }
 
@@ -37,8 +51,12 @@ extension HTTPServer {
     ///
     /// MHD 0.9.75: it parses every query parameter into the connection's small memory pool
     /// before any callback, and when the pool runs out it logs a 431 that it never sends.
-    func requestLineArrived(_ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer) -> UnsafeMutableRawPointer {
-        let request = RequestContext(server: self, connection: connection)
+    func requestLineArrived(_ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer) -> UnsafeMutableRawPointer? {
+        // The connection's context, made when it started (see `installCallbacks`); retained for
+        // the request, so that it outlives a close that comes before the request's completion.
+        guard let kept = overlayd_mhd_socket_context(connection) else { return nil }
+        let request = Unmanaged<RequestContext>.fromOpaque(kept).takeUnretainedValue()
+        request.begin()
         inFlight.add(1, shard: request.shard)
         resumeWatch.unwatch(socketOf: connection, shard: request.shard)
         if let uri, let mark = strchr(uri, Int32(UInt8(ascii: "?"))) {
@@ -136,6 +154,7 @@ extension HTTPServer {
         let request = Unmanaged<RequestContext>.fromOpaque(existing).takeRetainedValue()
         let (status, bytes) = request.finish(connection)
         inFlight.add(-1, shard: request.shard)
+        defer { request.clear() }
         // A request libmicrohttpd refused by itself before its head was in (a request line too
         // long for the connection's memory) is neither counted nor logged: libmicrohttpd answered it.
         guard request.started else { return }

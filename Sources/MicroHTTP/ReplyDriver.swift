@@ -5,6 +5,10 @@ internal import CMicroHTTPD
 /// answer (a response built for this connection, one built once and shared, or a stream that
 /// libmicrohttpd pulls from), or suspends the connection and lists the responder in the server's
 /// `ParkedRequests` until its answer comes. Kept in the `RequestContext`, on that thread only.
+///
+/// Its methods take the context and touch its state in short accesses, not as a `mutating`
+/// call on `context.reply`: an access to a class's field held across calls is checked at run
+/// time (`swift_beginAccess`) on every request.
 struct ReplyDriver {
     /// Where the responder is listed in `HTTPServer.parked`, from its suspension to its answer.
     private var listing: ParkedRequests.Ticket?
@@ -16,7 +20,7 @@ struct ReplyDriver {
     private var streamed: (stream: HTTPStream, ticket: ParkedRequests.Ticket)?
 
     /// Carries out `action` on the context's connection; false when libmicrohttpd refused it.
-    mutating func perform(
+    static func perform(
         _ action: ResponderStateMachine<HTTPResponder.Reply>.Action, for context: RequestContext
     ) -> Bool {
         switch action {
@@ -25,11 +29,12 @@ struct ReplyDriver {
             context.withServer { context.tally.answerQueued(on: $0, shard: context.shard) }
             return queued
         case .suspend:
-            wasSuspended = true
             let connection = context.connection
-            listing = context.withServer { $0.parked.list(context.responder, shard: context.shard) }
+            let listing = context.withServer { $0.parked.list(context.responder, shard: context.shard) }
             let socket = ClientSocket.descriptor(of: connection)
-            suspendedSocket = socket
+            context.reply.wasSuspended = true
+            context.reply.listing = listing
+            context.reply.suspendedSocket = socket
             MHD_suspend_connection(connection)
             if case .resume = context.responder.machine.withLock({ $0.suspendCompleted(socket: socket) }) {
                 MHD_resume_connection(connection)
@@ -42,31 +47,32 @@ struct ReplyDriver {
 
     /// libmicrohttpd is done with the request: takes it off the server's lists, and returns the
     /// status and body bytes that were sent.
-    mutating func finish(for context: RequestContext) -> (status: Int, bytes: Int) {
+    static func finish(for context: RequestContext) -> (status: Int, bytes: Int) {
         unlist(context)
         let sent = (context.tally.sentStatus, context.tally.sentBytes)
-        guard let streamed else {
+        guard let streamed = context.reply.streamed else {
             // MHD 0.9.75: its next request may be one the epoll loop leaves unread.
-            if wasSuspended {
-                context.withServer { $0.resumeWatch.watch(suspendedSocket, shard: context.shard) }
+            if context.reply.wasSuspended {
+                let socket = context.reply.suspendedSocket
+                context.withServer { $0.resumeWatch.watch(socket, shard: context.shard) }
             }
             return sent
         }
-        self.streamed = nil
+        context.reply.streamed = nil
         context.withServer { $0.parked.unlist(stream: streamed.ticket) }
         return (sent.0, streamed.stream.bytesSent)
     }
 
     /// Takes the responder off `HTTPServer.parked`: it has its answer, or the request is over.
-    private mutating func unlist(_ context: RequestContext) {
-        guard let listing else { return }
+    private static func unlist(_ context: RequestContext) {
+        guard let listing = context.reply.listing else { return }
+        context.reply.listing = nil
         context.withServer { $0.parked.unlist(responder: listing) }
-        self.listing = nil
     }
 
     /// Queues `reply` on the connection, with the server's headers and those for this request's
     /// origin added.
-    private mutating func enqueue(_ reply: HTTPResponder.Reply, for context: RequestContext) -> MHD_Result {
+    private static func enqueue(_ reply: HTTPResponder.Reply, for context: RequestContext) -> MHD_Result {
         if case .full(let response) = reply, let prepared = response.prepared {
             return enqueue(.prepared(status: response.status, prepared), for: context)
         }
@@ -126,10 +132,10 @@ struct ReplyDriver {
     /// A streamed body: libmicrohttpd pulls it through `HTTPStream.read`, and releases the stream
     /// (its `Source`, retained here) when the response is destroyed. Listed in the server's
     /// `parked` until the request completes, so that a stop or the sweep can end it.
-    private mutating func streamResponse(_ stream: HTTPStream, for context: RequestContext) -> OpaquePointer? {
+    private static func streamResponse(_ stream: HTTPStream, for context: RequestContext) -> OpaquePointer? {
         let connection = context.connection
+        context.reply.streamed = (stream, context.withServer { $0.parked.list(stream, shard: context.shard) })
         context.withServer { server in
-            streamed = (stream, server.parked.list(stream, shard: context.shard))
             if server.streamSendBufferBytes > 0 {
                 ClientSocket.limitSendBuffer(ClientSocket.descriptor(of: connection), to: server.streamSendBufferBytes)
             }

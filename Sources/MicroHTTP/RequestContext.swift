@@ -6,9 +6,10 @@ import Synchronization
     import Glibc
 #endif
 
-/// One request as its connection's thread keeps it: the explicit context libmicrohttpd holds for
-/// the request (`*con_cls`), made when its request line arrives (`requestLineArrived`), given to
-/// every later callback and released when libmicrohttpd completes the request. A pool thread
+/// The request a connection is serving, as its thread keeps it: the explicit context libmicrohttpd
+/// holds for each request (`*con_cls`). One per connection, made when it starts and released when
+/// it closes: begun again by each request line (`begin`), cleared at each completion (`clear`),
+/// so that a request on a kept-alive connection allocates no context of its own. A pool thread
 /// serves its connections for life, so nothing here is shared: not Sendable, and reached only
 /// from that thread's callbacks. What other threads touch is the `responder` (the answer) and,
 /// while the handler runs, the headers through `ConnectionHeaders`.
@@ -24,22 +25,27 @@ final class RequestContext {
     /// reference retains and releases the server, a line every pool thread shares, per use.
     unowned(unsafe) let server: HTTPServer
     let connection: OpaquePointer
-    /// The answer, which the handler and any thread give through it.
-    let responder: HTTPResponder
+    /// The answer, which the handler and any thread give through it: one per request, made when
+    /// its request line arrives (the first request's with the context).
+    private(set) var responder: HTTPResponder
     /// The shard of the pool thread that serves the connection (`ThreadShard`), for the server's
-    /// per-thread counts and lists.
-    let shard = ThreadShard.current
+    /// per-thread counts and lists; known from the first request line (the connection may have
+    /// been started on another thread).
+    private(set) var shard = 0
     var reply = ReplyDriver()
-    var tally: RequestTally
+    var tally = RequestTally(began: 0)
     /// Whether libmicrohttpd has called the access handler for the request (its head is in).
     var started = false
-    /// Whether the handler is running: only then may its request look headers up in libmicrohttpd
-    /// (the request may be kept longer; afterwards its lookups answer nil). Atomic: a request may
-    /// be read on another thread, and must then see it closed.
-    let lookupOpen = Atomic(false)
+    /// Requests begun on the connection; the current one's number.
+    private(set) var number = 0
+    /// The number of the request whose handler is running (0: none): only then may its request
+    /// look headers up in libmicrohttpd (a request may be kept longer, even past its connection;
+    /// afterwards its lookups answer nil). Atomic: a request may be read on another thread, and
+    /// must then see it closed.
+    let window = Atomic(0)
     #if DEBUG
         /// The connection's thread, where `ConnectionHeaders` checks it is read (debug builds).
-        let thread = pthread_self()
+        private(set) var thread = pthread_self()
     #endif
 
     /// The request line's method and (decoded) path, known from the first access call.
@@ -63,8 +69,34 @@ final class RequestContext {
         self.server = server
         self.connection = connection
         responder = HTTPResponder(wakeup: ConnectionWakeup(connection))
+    }
+
+    /// A request line arrived: the context is the new request's.
+    func begin() {
+        number += 1
+        if number > 1 { responder = HTTPResponder(wakeup: ConnectionWakeup(connection)) }
+        shard = ThreadShard.current
+        #if DEBUG
+            thread = pthread_self()
+        #endif
         tally = RequestTally(
             began: server.observer == nil && server.durations == nil ? 0 : MonotonicClock.nanoseconds())
+    }
+
+    /// The request is over: what it held is let go, ready for the connection's next one. The
+    /// peer's address stays (the connection's own).
+    func clear() {
+        started = false
+        method = ""
+        path = ""
+        rawQuery = []
+        tooManyParameters = false
+        authority = nil
+        body = RequestBody()
+        bodyLimit = 0
+        headers.nextRequest()
+        contentCoding = nil
+        reply = ReplyDriver()
     }
 
     /// The head has been judged and passed: keeps where its common headers are, the body's
@@ -86,11 +118,11 @@ final class RequestContext {
     func requestReceived() -> Bool {
         if body.isTooLarge { return refuse(.bodyTooLarge(limit: bodyLimit)) }
         let action = responder.machine.withLock { $0.requestReceived() }
-        guard case .runHandler = action else { return reply.perform(action, for: self) }
-        lookupOpen.store(true, ordering: .releasing)
+        guard case .runHandler = action else { return ReplyDriver.perform(action, for: self) }
+        window.store(number, ordering: .releasing)
         tally.labels = withServer { $0.handler(HTTPRequest(self), responder) }
-        lookupOpen.store(false, ordering: .releasing)
-        return reply.perform(responder.machine.withLock { $0.handlerReturned() }, for: self)
+        window.store(0, ordering: .releasing)
+        return ReplyDriver.perform(responder.machine.withLock { $0.handlerReturned() }, for: self)
     }
 
     /// Answers at once, before the handler; whatever body still comes is dropped.
@@ -102,21 +134,24 @@ final class RequestContext {
     /// Answers at once with the application's own refusal (`HTTPServerOptions.headCheck`).
     func refuse(response: HTTPResponse) -> Bool {
         body.refuse()
-        return reply.perform(responder.machine.withLock { $0.refused(.full(response)) }, for: self)
+        return ReplyDriver.perform(responder.machine.withLock { $0.refused(.full(response)) }, for: self)
     }
 
-    /// The first header with this name, while the handler runs; nil afterwards.
-    func withHeader<Result>(_ name: String, _ body: (UnsafeRawBufferPointer?) -> Result) -> Result {
-        guard lookupOpen.load(ordering: .acquiring) else { return body(nil) }
+    /// The first header with this name, while the handler of request `number` runs; nil before
+    /// and after.
+    func withHeader<Result>(
+        _ name: String, of number: Int, _ body: (UnsafeRawBufferPointer?) -> Result
+    ) -> Result {
+        guard window.load(ordering: .acquiring) == number else { return body(nil) }
         if var authority, name.utf8.count == 4, name.lowercased() == "host" {
             return authority.withUTF8 { body(UnsafeRawBufferPointer($0)) }
         }
         return headers.lookUp(name, on: connection, body)
     }
 
-    /// The peer's address while the handler runs ("" afterwards).
-    var lookedUpAddress: String {
-        guard lookupOpen.load(ordering: .acquiring) else { return "" }
+    /// The peer's address while the handler of request `number` runs ("" before and after).
+    func address(of number: Int) -> String {
+        guard window.load(ordering: .acquiring) == number else { return "" }
         return headers.address(of: connection)
     }
 
@@ -131,7 +166,7 @@ final class RequestContext {
         if let connection, withServer({ $0.recordsAddresses && $0.observer != nil }) {
             _ = headers.address(of: connection)
         }
-        return reply.finish(for: self)
+        return ReplyDriver.finish(for: self)
     }
 
     /// The server, borrowed: not retained, nor what is reached through it (the saving is counted

@@ -187,7 +187,9 @@ final class Channel: Sendable {
     func wait(since: UInt64, seconds: Double, responder: any HTTPAnswering) -> Bool {
         let deadline = MonotonicClock.nanoseconds() + Int64(seconds * 1e9)
         let (join, _) = transact { machine, now, monotonicNow in
-            machine.join(WaitingReader(responder: responder), since: since, deadline: deadline, now: now, monotonicNow: monotonicNow)
+            machine.join(
+                WaitingReader(responder: responder), since: since, deadline: deadline, now: now,
+                monotonicNow: monotonicNow)
         }
         switch join {
         case .retired: return false
