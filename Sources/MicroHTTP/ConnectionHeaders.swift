@@ -4,8 +4,8 @@
 
 /// A request's headers and peer address as its `HTTPRequest` reads them from the live
 /// connection: a narrow window on the request's `RequestContext`, open only while the handler
-/// runs (its lookups answer nil, and the address "", before and after). The content coding, found
-/// when the head was judged, is carried as a value.
+/// runs (its lookups answer nil, and the address "", before and after), and so is the content
+/// coding found when the head was judged.
 ///
 /// Unchecked, with its rule checked: the context's header fields are written before the window
 /// opens for this request (a releasing store of its number in `window`) and not again while it is
@@ -17,12 +17,16 @@ struct ConnectionHeaders: @unchecked Sendable {
     private let context: RequestContext
     /// The request's number on its connection (`RequestContext.number`).
     private let number: Int
-    let contentCoding: String?
 
     init(_ context: RequestContext) {
         self.context = context
         number = context.number
-        contentCoding = context.contentCoding
+    }
+
+    /// The body's content coding other than identity, while the handler runs (nil afterwards).
+    var contentCoding: String? {
+        checkThread()
+        return context.window.load(ordering: .acquiring) == number ? context.contentCoding : nil
     }
 
     /// The first header with this name, while the handler runs; nil before and after.

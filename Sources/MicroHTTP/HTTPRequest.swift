@@ -75,6 +75,7 @@ public struct HTTPRequest: Sendable {
     /// The content coding the body is declared in (RFC 9110 §8.4) when it is not identity: the
     /// value of the first `Content-Encoding` field naming another (`gzip`, `gzip, identity`). Nil
     /// with none, or only `identity` or empty ones, so that a reader refuses what it cannot decode.
+    /// For a request from the server, only while its handler runs.
     public var contentCoding: String? {
         switch headers {
         case .connection(let headers):

@@ -55,6 +55,9 @@ public final class HTTPServer: Sendable {
     let parsesInPlace = overlayd_mhd_parses_in_place() != 0
     /// Whether the access log wants each peer's address (looked up as the request completes).
     let recordsAddresses: Bool
+    /// Whether a request's start is timed (there is an observer or durations): a plain flag, read
+    /// per request without touching the observer's closure context.
+    let timesRequests: Bool
     /// Responders waiting with a suspended connection (answered 503 when the server stops) and
     /// streams being sent (ended then).
     let parked = ParkedRequests()
@@ -83,6 +86,7 @@ public final class HTTPServer: Sendable {
         self.headCheck = options.headCheck
         self.streamSendBufferBytes = options.streamSendBufferBytes
         self.recordsAddresses = options.recordsAddresses
+        self.timesRequests = observer != nil || durations != nil
         guard (0...65535).contains(options.port) else { throw HTTPServerError.invalidPort(options.port) }
         guard let address = SocketAddress(host: options.host, port: UInt16(options.port)) else {
             throw HTTPServerError.invalidHost(options.host)

@@ -26,7 +26,11 @@ struct ReplyDriver {
         switch action {
         case .queue(let reply):
             let queued = enqueue(reply, for: context) == .YES
-            context.withServer { context.tally.answerQueued(on: $0, shard: context.shard) }
+            // Field by field: the tally as a whole would be copied, its principal retained.
+            let (began, route, method) = (context.tally.began, context.tally.labels.route, context.tally.method)
+            context.withServer {
+                RequestTally.answerQueued(on: $0, began: began, route: route, method: method, shard: context.shard)
+            }
             return queued
         case .suspend:
             let connection = context.connection
@@ -47,17 +51,20 @@ struct ReplyDriver {
 
     /// libmicrohttpd is done with the request: takes it off the server's lists, and returns the
     /// status and body bytes that were sent.
+    /// The driver is left clear for the connection's next request.
     static func finish(for context: RequestContext) -> (status: Int, bytes: Int) {
         unlist(context)
         let sent = (context.tally.sentStatus, context.tally.sentBytes)
         guard let streamed = context.reply.streamed else {
             // MHD 0.9.75: its next request may be one the epoll loop leaves unread.
             if context.reply.wasSuspended {
+                context.reply.wasSuspended = false
                 let socket = context.reply.suspendedSocket
                 context.withServer { $0.resumeWatch.watch(socket, shard: context.shard) }
             }
             return sent
         }
+        context.reply.wasSuspended = false
         context.reply.streamed = nil
         context.withServer { $0.parked.unlist(stream: streamed.ticket) }
         return (sent.0, streamed.stream.bytesSent)

@@ -79,8 +79,7 @@ final class RequestContext {
         #if DEBUG
             thread = pthread_self()
         #endif
-        tally = RequestTally(
-            began: server.observer == nil && server.durations == nil ? 0 : MonotonicClock.nanoseconds())
+        tally = RequestTally(began: server.timesRequests ? MonotonicClock.nanoseconds() : 0)
     }
 
     /// The request is over: what it held is let go, ready for the connection's next one. The
@@ -96,7 +95,9 @@ final class RequestContext {
         bodyLimit = 0
         headers.nextRequest()
         contentCoding = nil
-        reply = ReplyDriver()
+        // The reply driver left itself clear in `ReplyDriver.finish`: assigning it afresh here
+        // would release what it might hold inside the access, which makes that access one the
+        // runtime must track (`swift_beginAccess`, about 75 instructions).
     }
 
     /// The head has been judged and passed: keeps where its common headers are, the body's
@@ -117,6 +118,8 @@ final class RequestContext {
     /// resume: runs the handler the first time, queues the answer once there is one.
     func requestReceived() -> Bool {
         if body.isTooLarge { return refuse(.bodyTooLarge(limit: bodyLimit)) }
+        // Read once: each read of the field retains the responder (it is a `var`).
+        let responder = responder
         let action = responder.machine.withLock { $0.requestReceived() }
         guard case .runHandler = action else { return ReplyDriver.perform(action, for: self) }
         window.store(number, ordering: .releasing)

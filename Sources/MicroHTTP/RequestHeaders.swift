@@ -15,6 +15,7 @@ struct RequestHeaders {
     }
 
     /// The request is over: its headers are gone; the peer's address, the connection's, stays.
+    @inline(__always)
     mutating func nextRequest() {
         known = nil
     }

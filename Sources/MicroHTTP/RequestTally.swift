@@ -20,13 +20,13 @@ struct RequestTally {
         self.began = began
     }
 
-    /// The answer has just been queued: its duration is counted (see `RequestDurations`).
+    /// The answer of a request that began at `began` has just been queued: its duration is
+    /// counted (see `RequestDurations`).
     @inline(__always)
-    func answerQueued(on server: HTTPServer, shard: Int) {
+    static func answerQueued(on server: HTTPServer, began: Int64, route: Int, method: Int, shard: Int) {
         // Optional chaining, not `guard let`: no second reference to the shared object, and no
         // clock read without it.
-        server.durations?.record(
-            MonotonicClock.nanoseconds() - began, route: labels.route, method: method, shard: shard)
+        server.durations?.record(MonotonicClock.nanoseconds() - began, route: route, method: method, shard: shard)
     }
 
     /// The access record of the finished request.

@@ -177,19 +177,14 @@ public final class OverlayService: Sendable {
     public func handle(_ request: HTTPRequest, _ responder: any HTTPAnswering) -> RequestLabels {
         var principal: Principal?
         var labels = RequestLabels()
-        answer(routed(request, &labels, &principal), to: responder, principal)
-        return labels
-    }
-
-    /// Gives the routed answer: now, once durable, or by parking the reader on its channel.
-    private func answer(_ routed: Routed, to responder: any HTTPAnswering, _ principal: Principal?) {
-        switch routed {
+        // Switched on where it is made: handed to a function, the answer would be copied out.
+        switch routed(request, &labels, &principal) {
         case .response(let response):
             responder.respond(response)
         case .durable(let response, let sequence):
             guard let store, let sequence else {
                 responder.respond(response)
-                return
+                return labels
             }
             store.whenDurable(sequence) { stored in
                 responder.respond(stored ? response : OverlayService.notStored.response)
@@ -203,19 +198,26 @@ public final class OverlayService: Sendable {
                 do throws(APIError) {
                     channel = try channels.obtainForReading(channel.name)
                 } catch {
-                    return responder.respond(error.response)
+                    responder.respond(error.response)
+                    return labels
                 }
             }
         case .events(var channel, let lastEventID):
-            guard let stream = responder.stream(status: 200, headers: OverlayService.eventHeaders) else { return }
+            guard let stream = responder.stream(status: 200, headers: OverlayService.eventHeaders) else {
+                return labels
+            }
             // Tell EventSource clients to reconnect after a second, not the default three.
             stream.send(Array("retry: 1000\n\n".utf8))
             if let principal { held.hold(.stream(stream), by: principal) }
             while !channel.subscribe(stream, lastEventID: lastEventID) {
-                guard let again = try? channels.obtainForReading(channel.name) else { return stream.end() }
+                guard let again = try? channels.obtainForReading(channel.name) else {
+                    stream.end()
+                    return labels
+                }
                 channel = again
             }
         }
+        return labels
     }
 
     /// The answer to a write whose commit failed: the change was undone, in memory and on disk.
