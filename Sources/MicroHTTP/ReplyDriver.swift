@@ -50,8 +50,8 @@ struct ReplyDriver {
     }
 
     /// libmicrohttpd is done with the request: takes it off the server's lists, and returns the
-    /// status and body bytes that were sent.
-    /// The driver is left clear for the connection's next request.
+    /// status and body bytes that were sent. The driver is left clear for the connection's next
+    /// request.
     static func finish(for context: RequestContext) -> (status: Int, bytes: Int) {
         unlist(context)
         let sent = (context.tally.sentStatus, context.tally.sentBytes)
