@@ -32,7 +32,7 @@ public func fuzzRequestDecoders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> C
 ///
 /// Each request's body goes to `JSONParser` (and, when it is JSON, through `JSONWriter` and back:
 /// the round trip must give the same value); the request goes to `FieldReader` with each kind of
-/// text field and every accessor, and to both status-bar decoders; then to `OverlayService.handle` (with a detached responder) on one ephemeral
+/// text field and every accessor, and to both status-bar decoders; then to `OverlayService.handle` (with `FuzzAnswer` for a responder) on one ephemeral
 /// manual-clock service per input (small queue, history and channel limits so that an input
 /// reaches them), whose answers must be well-formed: a known status, JSON that parses, the error
 /// shape, `Allow` on 405, `WWW-Authenticate` on 401, no body on 204 and 304. After the last
@@ -332,7 +332,7 @@ enum RequestDecoderFuzz {
     /// The service's answer to `request` through `handle`, the dispatch the server uses, with a
     /// responder that has no connection; nil while a long-poll waits.
     static func answer(_ service: OverlayService, _ request: HTTPRequest) -> HTTPResponse? {
-        DetachedAnswer.handle(request, service.handle).1.response(waiting: 0)
+        FuzzAnswer.handle(request, service.handle)
     }
 
     static func text(_ bytes: [UInt8]) -> String {

@@ -99,6 +99,13 @@ static inline struct MHD_Daemon *overlayd_mhd_start(const overlayd_mhd_options *
                             MHD_OPTION_ARRAY, items, MHD_OPTION_END);
 }
 
+/* The connection's own context (what the connection notice stored in its socket_context), which
+   the URI log callback is not given. MHD_get_connection_info is variadic. */
+static inline void *overlayd_mhd_socket_context(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info ? info->socket_context : NULL;
+}
+
 /* The peer's address as text into buf (empty when unknown), and its length. IPv4 is written here,
    as inet_ntop writes it: it is every write's rate-limit key, and inet_ntop costs more than the
    rest of the limiter. MHD_get_connection_info is variadic. */

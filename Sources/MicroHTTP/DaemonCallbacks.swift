@@ -2,9 +2,10 @@ internal import CMicroHTTPD
 import Platform
 
 // libmicrohttpd's calls into the server, all in one place. Each forwards to the request's
-// `HTTPResponder`, its explicit context: made by `requestLineArrived` (libmicrohttpd's URI log
-// callback, the first call for every request) and released by `completed`, which libmicrohttpd
-// makes for every request that got a context, however it ended.
+// `RequestContext`, its explicit context: the connection's, made when the connection starts and
+// released when it closes, begun again by `requestLineArrived` (libmicrohttpd's URI log callback,
+// the first call for every request) and cleared by `completed`, which libmicrohttpd makes for
+// every request that got a context, however it ended.
 extension HTTPServer {
     /// Points libmicrohttpd's callbacks at the server's methods below. Each is a closure that
     /// captures nothing (C takes it as a function pointer) and reaches the server through its
@@ -22,9 +23,22 @@ extension HTTPServer {
         settings.request_line = { context, uri, connection in
             Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue().requestLineArrived(uri, connection!)
         }
-        settings.connection_notice = { context, _, _, notice in
-            guard notice == .CONNECTION_NOTIFY_CLOSED else { return }
-            Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue().acceptor.connectionClosed()
+        settings.connection_notice = { context, connection, socket, notice in
+            let server = Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue()
+            switch notice {
+            case .CONNECTION_NOTIFY_STARTED:
+                // The connection's request context, kept for its life and reused by each request.
+                socket?.pointee = Unmanaged.passRetained(RequestContext(server: server, connection: connection!))
+                    .toOpaque()
+            case .CONNECTION_NOTIFY_CLOSED:
+                if let kept = socket?.pointee {
+                    socket?.pointee = nil
+                    Unmanaged<RequestContext>.fromOpaque(kept).release()
+                }
+                server.acceptor.connectionClosed()
+            default:
+                break
+            }
         }
     }
 
@@ -37,17 +51,21 @@ extension HTTPServer {
     ///
     /// MHD 0.9.75: it parses every query parameter into the connection's small memory pool
     /// before any callback, and when the pool runs out it logs a 431 that it never sends.
-    func requestLineArrived(_ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer) -> UnsafeMutableRawPointer {
-        let responder = HTTPResponder(server: self, connection: connection)
-        inFlight.add(1, shard: responder.shard)
-        resumeWatch.unwatch(socketOf: connection, shard: responder.shard)
+    func requestLineArrived(_ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer) -> UnsafeMutableRawPointer? {
+        // The connection's context, made when it started (see `installCallbacks`); retained for
+        // the request, so that it outlives a close that comes before the request's completion.
+        guard let kept = overlayd_mhd_socket_context(connection) else { return nil }
+        let request = Unmanaged<RequestContext>.fromOpaque(kept).takeUnretainedValue()
+        request.begin()
+        inFlight.add(1, shard: request.shard)
+        resumeWatch.unwatch(socketOf: connection, shard: request.shard)
         if let uri, let mark = strchr(uri, Int32(UInt8(ascii: "?"))) {
             let query = UnsafeRawBufferPointer(start: mark + 1, count: strlen(mark + 1))
-            responder.rawQuery = Array(query)
-            responder.tooManyParameters = query.count { $0 == UInt8(ascii: "&") } >= Self.maxQueryParameters
+            request.rawQuery = Array(query)
+            request.tooManyParameters = query.count { $0 == UInt8(ascii: "&") } >= Self.maxQueryParameters
             mark[1] = 0
         }
-        return Unmanaged.passRetained(responder).toOpaque()
+        return Unmanaged.passRetained(request).toOpaque()
     }
 
     /// Called by libmicrohttpd once when the request head has arrived, once per piece of body, and
@@ -60,58 +78,58 @@ extension HTTPServer {
         version: UnsafePointer<CChar>?, data: UnsafePointer<CChar>?, size: UnsafeMutablePointer<Int>,
         context: UnsafeMutableRawPointer
     ) -> MHD_Result {
-        let responder = Unmanaged<HTTPResponder>.fromOpaque(context).takeUnretainedValue()
-        guard responder.started else { return headArrived(responder, connection, url, method, version) }
-        guard size.pointee > 0 else { return responder.requestReceived(connection) ? .YES : .NO }
+        let request = Unmanaged<RequestContext>.fromOpaque(context).takeUnretainedValue()
+        guard request.started else { return headArrived(request, connection, url, method, version) }
+        guard size.pointee > 0 else { return request.requestReceived() ? .YES : .NO }
         let count = size.pointee
         size.pointee = 0
-        return responder.bodyArrived(data, count: count) ? .YES : .NO
+        return request.bodyArrived(data, count: count) ? .YES : .NO
     }
 
     /// The first call: the head is judged, and a request that cannot be served is refused.
     private func headArrived(
-        _ responder: HTTPResponder, _ connection: OpaquePointer, _ url: UnsafePointer<CChar>?,
+        _ request: RequestContext, _ connection: OpaquePointer, _ url: UnsafePointer<CChar>?,
         _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?
     ) -> MHD_Result {
-        responder.started = true
-        // Labelled before it is stored: read back from the responder, the string would be retained.
+        request.started = true
+        // Labelled before it is stored: read back from the context, the string would be retained.
         let name = method.map { String(cString: $0) } ?? ""
-        responder.methodLabel = RequestDurations.index(of: name)
-        responder.method = name
+        request.tally.method = RequestDurations.index(of: name)
+        request.method = name
         let target = url.map { String(cString: $0) } ?? "/"
         if let (authority, path) = HTTPServer.absoluteForm(target) {
-            responder.authority = authority
-            responder.path = path
+            request.authority = authority
+            request.path = path
         } else {
-            responder.path = target
+            request.path = target
         }
         if isDraining {
             // MHD 0.9.75: answered on the first call, so the connection is closed after it.
-            return responder.refuse(connection, .stopping) ? .YES : .NO
+            return request.refuse(.stopping) ? .YES : .NO
         }
-        if responder.tooManyParameters {
-            return responder.refuse(connection, .malformed("more than \(Self.maxQueryParameters) query parameters"))
+        if request.tooManyParameters {
+            return request.refuse(.malformed("more than \(Self.maxQueryParameters) query parameters"))
                 ? .YES : .NO
         }
         let head = overlayd_mhd_check_head(connection, method, version, parsesInPlace ? 1 : 0)
         if let refusal = HTTPServer.refusal(head) {
-            return responder.refuse(connection, refusal) ? .YES : .NO
+            return request.refuse(refusal) ? .YES : .NO
         }
         let walk = HeaderWalk(of: connection)
         if let refusal = walk.refusal {
-            return responder.refuse(connection, refusal) ? .YES : .NO
+            return request.refuse(refusal) ? .YES : .NO
         }
-        responder.headJudged(head, contentCoding: walk.contentCoding)
-        responder.bodyLimit = maxBodyBytes
+        request.headJudged(head, contentCoding: walk.contentCoding)
+        request.bodyLimit = maxBodyBytes
         if let headCheck {
-            switch headCheck(RequestHead(responder: responder, connection: connection)) {
+            switch headCheck(RequestHead(request)) {
             case .proceed: break
-            case .bodyLimit(let limit): responder.bodyLimit = limit
-            case .refuse(let response): return responder.refuse(connection, response: response) ? .YES : .NO
+            case .bodyLimit(let limit): request.bodyLimit = limit
+            case .refuse(let response): return request.refuse(response: response) ? .YES : .NO
             }
         }
-        if head.content_length > responder.bodyLimit {
-            return responder.refuse(connection, .bodyTooLarge(limit: responder.bodyLimit)) ? .YES : .NO
+        if head.content_length > request.bodyLimit {
+            return request.refuse(.bodyTooLarge(limit: request.bodyLimit)) ? .YES : .NO
         }
         return .YES
     }
@@ -133,24 +151,15 @@ extension HTTPServer {
     func completed(_ connection: OpaquePointer?, context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
         guard let context, let existing = context.pointee else { return }
         context.pointee = nil
-        let responder = Unmanaged<HTTPResponder>.fromOpaque(existing).takeRetainedValue()
-        let (status, bytes) = responder.finish(connection)
-        inFlight.add(-1, shard: responder.shard)
+        let request = Unmanaged<RequestContext>.fromOpaque(existing).takeRetainedValue()
+        let (status, bytes) = request.finish(connection)
+        inFlight.add(-1, shard: request.shard)
+        defer { request.clear() }
         // A request libmicrohttpd refused by itself before its head was in (a request line too
         // long for the connection's memory) is neither counted nor logged: libmicrohttpd answered it.
-        guard responder.started else { return }
-        responseCounts?.count(status: status, shard: responder.shard)
-        observer?(responder.record(status: status, bytes: bytes))
-    }
-
-    /// The request's answer has just been queued: its duration is counted (see `RequestDurations`).
-    @inline(__always)
-    func answerQueued(_ responder: HTTPResponder) {
-        // Optional chaining, not `guard let`: no second reference to the shared object, and no
-        // clock read without it.
-        durations?.record(
-            MonotonicClock.nanoseconds() - responder.began, route: responder.route, method: responder.methodLabel,
-            shard: responder.shard)
+        guard request.started else { return }
+        responseCounts?.count(status: status, shard: request.shard)
+        observer?(request.record(status: status, bytes: bytes))
     }
 
     /// What is wrong with a request's head, if anything (RFC 9112), as the refusal to answer it

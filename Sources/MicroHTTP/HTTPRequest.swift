@@ -1,7 +1,7 @@
 /// An HTTP request as the application sees it: decoded, complete, and free of C.
 ///
-/// A request from the server reads its headers from libmicrohttpd, and only while its handler
-/// runs; one built by hand (tests) carries them. Everything else is read the same way for both.
+/// A request from the server reads its headers from libmicrohttpd through `ConnectionHeaders`,
+/// and only while its handler runs; one built by hand (tests) carries them. Everything else is read the same way for both.
 public struct HTTPRequest: Sendable {
     public var method: String
     /// The path, percent-decoded, without the query string.
@@ -14,7 +14,7 @@ public struct HTTPRequest: Sendable {
         get {
             switch headers {
             case .list(_, let address): address
-            case .connection(let responder): responder.lookedUpAddress
+            case .connection(let headers): headers.address
             }
         }
         set {
@@ -25,7 +25,7 @@ public struct HTTPRequest: Sendable {
     private enum Headers: Sendable {
         case list([Header], address: String)
         /// The live connection's headers and address, valid while the handler runs.
-        case connection(HTTPResponder)
+        case connection(ConnectionHeaders)
     }
 
     private var headers: Headers
@@ -41,13 +41,13 @@ public struct HTTPRequest: Sendable {
         self.body = body
     }
 
-    /// The request a responder from the server holds, its query decoded.
-    init(_ responder: HTTPResponder) {
-        method = responder.method
-        path = responder.path
-        query = responder.rawQuery.isEmpty ? [] : QueryItem.items(of: responder.rawQuery)
-        body = responder.body.bytes
-        headers = .connection(responder)
+    /// The request of a context from the server, its query decoded.
+    init(_ context: RequestContext) {
+        method = context.method
+        path = context.path
+        query = context.rawQuery.isEmpty ? [] : QueryItem.items(of: context.rawQuery)
+        body = context.body.bytes
+        headers = .connection(ConnectionHeaders(context))
     }
 
     /// The first header with this name, compared without regard to case. For a request from the
@@ -60,8 +60,8 @@ public struct HTTPRequest: Sendable {
     /// The bytes are valid only inside `body`.
     public func withHeader<Result>(_ name: String, _ body: (UnsafeRawBufferPointer?) -> Result) -> Result {
         switch headers {
-        case .connection(let responder):
-            return responder.withHeader(name, body)
+        case .connection(let headers):
+            return headers.withHeader(name, body)
         case .list(let list, _):
             guard
                 var value = list.first(where: {
@@ -75,11 +75,12 @@ public struct HTTPRequest: Sendable {
     /// The content coding the body is declared in (RFC 9110 §8.4) when it is not identity: the
     /// value of the first `Content-Encoding` field naming another (`gzip`, `gzip, identity`). Nil
     /// with none, or only `identity` or empty ones, so that a reader refuses what it cannot decode.
+    /// For a request from the server, only while its handler runs.
     public var contentCoding: String? {
         switch headers {
-        case .connection(let responder):
+        case .connection(let headers):
             // Found by the server's walk over the head (`HeaderWalk`), not looked up.
-            return responder.contentCoding
+            return headers.contentCoding
         case .list(let list, _):
             for header in list where header.name.utf8.count == 16 && header.name.lowercased() == "content-encoding" {
                 var value = header.value

@@ -11,9 +11,9 @@ import Synchronization
 /// The daemon runs an internal epoll loop on each thread of a pool; the handler runs on those
 /// threads, so it must be quick and thread-safe. A handler may answer at once or keep the
 /// `HTTPResponder` and answer later from any thread: the connection is then suspended, costing
-/// no thread while it waits.
+/// no thread while it waits. It returns what the request is counted and logged under.
 public final class HTTPServer: Sendable {
-    public typealias Handler = @Sendable (HTTPRequest, HTTPResponder) -> Void
+    public typealias Handler = @Sendable (HTTPRequest, HTTPResponder) -> RequestLabels
     public typealias AccessObserver = @Sendable (AccessRecord) -> Void
 
     /// Bytes of an over-long body read and dropped before the connection is closed instead.
@@ -38,7 +38,8 @@ public final class HTTPServer: Sendable {
     let headCheck: (@Sendable (RequestHead) -> HeadVerdict)?
     /// See `HTTPServerOptions.streamSendBufferBytes`.
     let streamSendBufferBytes: Int
-    private let daemon = Lock<Daemon?>(nil)
+    /// The running libmicrohttpd daemon's address (0: none, or stopped), taken once by `stop`.
+    private let daemon = Atomic<Int>(0)
     /// The listening socket and the thread that hands its connections to the daemon.
     let acceptor: ConnectionAcceptor
     /// Connections answered after a suspension, until their next request starts.
@@ -54,10 +55,12 @@ public final class HTTPServer: Sendable {
     let parsesInPlace = overlayd_mhd_parses_in_place() != 0
     /// Whether the access log wants each peer's address (looked up as the request completes).
     let recordsAddresses: Bool
-    /// Responders waiting with a suspended connection, answered 503 when the server stops.
-    let suspended = SuspendedResponders()
-    /// Streams being sent, ended when the server stops.
-    let streams = Lock([ObjectIdentifier: HTTPStream]())
+    /// Whether a request's start is timed (there is an observer or durations): a plain flag, read
+    /// per request without touching the observer's closure context.
+    let timesRequests: Bool
+    /// Responders waiting with a suspended connection (answered 503 when the server stops) and
+    /// streams being sent (ended then).
+    let parked = ParkedRequests()
     /// The port the server listens on.
     public var port: Int { acceptor.port }
 
@@ -65,8 +68,8 @@ public final class HTTPServer: Sendable {
     public static var libraryVersion: String { String(cString: MHD_get_version()) }
 
     /// `responseCounts` counts the status of every finished request (0 if none was sent);
-    /// `durations` the time to each answer; `observer` gets the whole record, built only when
-    /// there is one (the access log).
+    /// `durations` the time to each answer, under the route the handler returns; `observer` gets
+    /// the whole record, built only when there is one (the access log).
     public init(
         options: HTTPServerOptions, handler: @escaping Handler, responseCounts: ResponseCounts? = nil,
         durations: RequestDurations? = nil, observer: AccessObserver? = nil
@@ -83,6 +86,7 @@ public final class HTTPServer: Sendable {
         self.headCheck = options.headCheck
         self.streamSendBufferBytes = options.streamSendBufferBytes
         self.recordsAddresses = options.recordsAddresses
+        self.timesRequests = observer != nil || durations != nil
         guard (0...65535).contains(options.port) else { throw HTTPServerError.invalidPort(options.port) }
         guard let address = SocketAddress(host: options.host, port: UInt16(options.port)) else {
             throw HTTPServerError.invalidHost(options.host)
@@ -124,7 +128,7 @@ public final class HTTPServer: Sendable {
             MHD_stop_daemon(started)
             throw HTTPServerError.cannotStart(host: options.host, port: options.port)
         }
-        daemon.withLock { $0 = Daemon(pointer: started) }
+        daemon.store(Int(bitPattern: started), ordering: .releasing)
         if options.watchesResumedConnections { resumeWatch.start() }
     }
 
@@ -158,13 +162,10 @@ public final class HTTPServer: Sendable {
     public func stop(grace: Double = 5) {
         beginDraining()
         guard
-            let running = daemon.withLock({ daemon -> Daemon? in
-                defer { daemon = nil }
-                return daemon
-            })?.pointer
+            let running = OpaquePointer(bitPattern: daemon.exchange(0, ordering: .acquiringAndReleasing))
         else { return }
-        let waiting = suspended.all
-        for stream in streams.withLock({ Array($0.values) }) {
+        let waiting = parked.responders
+        for stream in parked.streams {
             stream.end()
         }
         for responder in waiting {
@@ -193,26 +194,19 @@ public final class HTTPServer: Sendable {
                 }
             }
         }
-        var parked: [(Parked, socket: Int32)] = []
-        for stream in streams.withLock({ Array($0.values) }) {
-            if let socket = stream.sweepProbe() { parked.append((.stream(stream), socket)) }
+        var probed: [(Parked, socket: Int32)] = []
+        for stream in parked.streams {
+            if let socket = stream.sweepProbe() { probed.append((.stream(stream), socket)) }
         }
-        for responder in suspended.all {
-            if let socket = responder.sweepProbe() { parked.append((.reader(responder), socket)) }
+        for responder in parked.responders {
+            if let socket = responder.sweepProbe() { probed.append((.reader(responder), socket)) }
         }
         var reaped = 0
-        for index in ClientSocket.closed(parked.map(\.socket)) where parked[index].0.reapClientGone() { reaped += 1 }
+        for index in ClientSocket.closed(probed.map(\.socket)) where probed[index].0.reapClientGone() { reaped += 1 }
         return reaped
     }
 
     deinit {
         stop(grace: 0)
     }
-}
-
-/// The running libmicrohttpd daemon.
-///
-/// Unchecked: only `HTTPServer` touches it, under its lock; the pointer never changes.
-private struct Daemon: @unchecked Sendable {
-    let pointer: OpaquePointer
 }

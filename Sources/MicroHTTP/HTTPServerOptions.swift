@@ -46,21 +46,25 @@ public struct HTTPServerOptions: Sendable {
     public init() {}
 }
 
-/// What `HTTPServerOptions.headCheck` is shown of a request whose head has arrived: read from the
-/// responder when asked, so that a check that looks at nothing costs nothing.
+/// What `HTTPServerOptions.headCheck` is shown of a request whose head has arrived: read from its
+/// context when asked, so that a check that looks at nothing costs nothing. Not Sendable: it is
+/// read during the check, on the connection's thread.
 public struct RequestHead {
-    let responder: HTTPResponder
-    let connection: OpaquePointer
+    let request: RequestContext
 
-    public var method: String { responder.method }
-    public var path: String { responder.path }
+    init(_ request: RequestContext) {
+        self.request = request
+    }
+
+    public var method: String { request.method }
+    public var path: String { request.path }
     /// The query as sent, undecoded: empty for most requests, which the check can pass at once.
-    public var rawQuery: [UInt8] { responder.rawQuery }
-    public var hasQuery: Bool { !responder.rawQuery.isEmpty }
+    public var rawQuery: [UInt8] { request.rawQuery }
+    public var hasQuery: Bool { !request.rawQuery.isEmpty }
 
     /// The first header with this name.
     public func header(_ name: String) -> String? {
-        responder.headers.lookUp(name, on: connection) { $0.map { String(decoding: $0, as: UTF8.self) } }
+        request.headers.lookUp(name, on: request.connection) { $0.map { String(decoding: $0, as: UTF8.self) } }
     }
 }
 

@@ -8,21 +8,41 @@ import Platform
 /// receiving, and the latest piece is always kept. While the buffer is empty the connection is
 /// suspended, so an idle stream costs no thread and no polling.
 ///
-/// A stream of a detached responder (tests) has no connection: what it is sent stays buffered
-/// until a test takes it (`takeBuffered`).
+/// A stream made without a connection (a test's) has nothing to wake: what it is sent stays
+/// buffered until a test takes it (`takeBuffered`).
 ///
-/// Unchecked: everything that changes is in `state`'s lock; the connection pointer never changes.
-public final class HTTPStream: @unchecked Sendable {
-    private let connection: OpaquePointer?
+/// Sendable as it stands: everything that changes is in `state`'s lock, and of the connection it
+/// holds only the wake-up; its own thread suspends it through `Source`.
+public final class HTTPStream: Sendable {
+    private let wakeup: ConnectionWakeup?
     private let state = Lock(StreamStateMachine<@Sendable () -> Void>())
 
-    init(connection: OpaquePointer?) {
-        self.connection = connection
+    init(wakeup: ConnectionWakeup?) {
+        self.wakeup = wakeup
+    }
+
+    /// A stream with no connection, for an answer taken without a socket (a test's): what it is
+    /// sent stays buffered until taken (`takeBuffered`), and `end` closes it at once.
+    public convenience init() {
+        self.init(wakeup: nil)
+    }
+
+    /// What libmicrohttpd's reader callback is given: the stream and its connection, which only
+    /// that callback, on the connection's thread, suspends. Retained by libmicrohttpd for the
+    /// response's life (released by its free callback).
+    final class Source {
+        let stream: HTTPStream
+        let connection: OpaquePointer
+
+        init(_ stream: HTTPStream, on connection: OpaquePointer) {
+            self.stream = stream
+            self.connection = connection
+        }
     }
 
     /// Wakes the suspended connection: there is something to send, or the end.
     private func resume() {
-        if let connection { MHD_resume_connection(connection) }
+        wakeup?.resume()
     }
 
     /// Queues `piece` to be sent. When the buffer would hold more than `limit` bytes, the pieces
@@ -39,11 +59,11 @@ public final class HTTPStream: @unchecked Sendable {
         }
     }
 
-    /// Ends the response after what is buffered has gone out. A detached stream, which nothing
+    /// Ends the response after what is buffered has gone out. A stream without a connection, which nothing
     /// sends, is over at once: its close handlers run, as libmicrohttpd's release would run them.
     public func end() {
         if state.withLock({ $0.end() }) == .resume { resume() }
-        if connection == nil { released() }
+        if wakeup == nil { released() }
     }
 
     /// Calls `handler` once when the stream is over (ended, or its client gone); at once if it is.
@@ -61,9 +81,10 @@ public final class HTTPStream: @unchecked Sendable {
 
     var bytesSent: Int { state.withLock { $0.sent } }
 
-    /// libmicrohttpd asks for up to `capacity` bytes. With nothing buffered the connection is
-    /// suspended and 0 returned, the pattern libmicrohttpd prescribes against busy polling.
-    func read(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
+    /// libmicrohttpd asks for up to `capacity` bytes, on `connection`'s thread (nil: a stream
+    /// with no connection, read by a test). With nothing buffered the connection is suspended and
+    /// 0 returned, the pattern libmicrohttpd prescribes against busy polling.
+    func read(into buffer: UnsafeMutablePointer<CChar>, capacity: Int, suspending connection: OpaquePointer?) -> Int {
         // Passed in as an address: the concurrency checker would otherwise tie libmicrohttpd's
         // buffer to the locked state, though the buffer is only written during this call.
         let address = UInt(bitPattern: buffer)
@@ -115,14 +136,14 @@ public final class HTTPStream: @unchecked Sendable {
         }
     }
 
-    /// What a detached stream has been sent and not yet taken, and whether it has ended.
+    /// What a stream without a connection has been sent and not yet taken, and whether it has ended.
     public func takeBuffered() -> (bytes: [UInt8], ended: Bool) {
         var taken: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = chunk.withUnsafeMutableBufferPointer { buffer in
                 buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                    read(into: $0, capacity: buffer.count)
+                    read(into: $0, capacity: buffer.count, suspending: nil)
                 }
             }
             if count < 0 { return (taken, true) }

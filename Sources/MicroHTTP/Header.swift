@@ -17,8 +17,12 @@ public struct Header: Hashable, Sendable {
     nonisolated(unsafe) private let cValue: UnsafePointer<CChar>
 
     /// The bytes of "name\0value\0", owned by the headers that share them.
+    ///
+    /// Unchecked: its rule is that the bytes are written once, in `init`, and only read after (by
+    /// libmicrohttpd, which copies them). The compiler holds it to that: the class is private to
+    /// `Header`, its fields are `let`, and nothing but `init` writes through `bytes`; only the
+    /// pointer type itself is not Sendable.
     private final class CStrings: @unchecked Sendable {
-        // Unchecked: written once, in init, and only read (by libmicrohttpd, which copies) after.
         let bytes: UnsafeMutablePointer<CChar>
         /// Where the value starts in `bytes`.
         let value: UnsafePointer<CChar>

@@ -10,7 +10,7 @@ import Platform
 /// queued (its client left first) is not recorded.
 public final class RequestDurations: Sendable {
     /// The routes' labels, as the application names them; a request its handler did not label
-    /// (`HTTPResponder.label(route:)`) counts under route 0.
+    /// (`RequestLabels.route`, returned by the handler) counts under route 0.
     public let routes: [String]
     /// Per series: one counter per bucket (not cumulative: one addition per request), then the
     /// sum of the durations in nanoseconds. The count is the buckets' sum.

@@ -14,6 +14,12 @@ struct RequestHeaders {
         known = KnownHeaders(found)
     }
 
+    /// The request is over: its headers are gone; the peer's address, the connection's, stays.
+    @inline(__always)
+    mutating func nextRequest() {
+        known = nil
+    }
+
     /// The first header with this name (libmicrohttpd compares names without regard to case): its
     /// bytes up to any NUL, or nil. Headers of a request refused before its head was judged are
     /// all looked up in libmicrohttpd.

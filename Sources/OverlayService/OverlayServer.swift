@@ -43,9 +43,7 @@ public final class OverlayServer: Sendable {
         do {
             http = try HTTPServer(
                 options: options,
-                handler: { request, responder in
-                    service.handle(request, responder)
-                },
+                handler: { request, responder in service.handle(request, responder) },
                 responseCounts: metrics.responses, durations: metrics.durations,
                 observer: log)
         } catch {

@@ -170,16 +170,21 @@ public final class OverlayService: Sendable {
         publisher?.stop(grace: 1)
     }
 
-    /// Answers one request through libmicrohttpd, now or (long-poll, events) later.
-    public func handle(_ request: HTTPRequest, _ responder: HTTPResponder) {
+    /// Answers one request, now or (long-poll, events) later, through the server's responder (or
+    /// a test's). Returns what the server counts and logs the request under: its route's label
+    /// and who made it.
+    @discardableResult
+    public func handle(_ request: HTTPRequest, _ responder: any HTTPAnswering) -> RequestLabels {
         var principal: Principal?
-        switch routed(request, responder, &principal) {
+        var labels = RequestLabels()
+        // Switched on where it is made: handed to a function, the answer would be copied out.
+        switch routed(request, &labels, &principal) {
         case .response(let response):
             responder.respond(response)
         case .durable(let response, let sequence):
             guard let store, let sequence else {
                 responder.respond(response)
-                return
+                return labels
             }
             store.whenDurable(sequence) { stored in
                 responder.respond(stored ? response : OverlayService.notStored.response)
@@ -193,19 +198,26 @@ public final class OverlayService: Sendable {
                 do throws(APIError) {
                     channel = try channels.obtainForReading(channel.name)
                 } catch {
-                    return responder.respond(error.response)
+                    responder.respond(error.response)
+                    return labels
                 }
             }
         case .events(var channel, let lastEventID):
-            guard let stream = responder.stream(status: 200, headers: OverlayService.eventHeaders) else { return }
+            guard let stream = responder.stream(status: 200, headers: OverlayService.eventHeaders) else {
+                return labels
+            }
             // Tell EventSource clients to reconnect after a second, not the default three.
             stream.send(Array("retry: 1000\n\n".utf8))
             if let principal { held.hold(.stream(stream), by: principal) }
             while !channel.subscribe(stream, lastEventID: lastEventID) {
-                guard let again = try? channels.obtainForReading(channel.name) else { return stream.end() }
+                guard let again = try? channels.obtainForReading(channel.name) else {
+                    stream.end()
+                    return labels
+                }
                 channel = again
             }
         }
+        return labels
     }
 
     /// The answer to a write whose commit failed: the change was undone, in memory and on disk.
@@ -224,30 +236,32 @@ public final class OverlayService: Sendable {
     /// The route table's answer, after the access check the route asks for, on the channel it
     /// addresses. A request that matches no route is checked as its method implies (a write needs
     /// write access), so that what exists is not told to a client without the access.
-    private func routed(_ request: HTTPRequest, _ responder: HTTPResponder, _ principal: inout Principal?) -> Routed {
+    private func routed(
+        _ request: HTTPRequest, _ labels: inout RequestLabels, _ principal: inout Principal?
+    ) -> Routed {
         do throws(APIError) {
             switch router.resolve(request) {
             case .route(let route, var parameters):
-                responder.label(route: parameters.label)
+                labels.route = parameters.label
                 // With access.tokens off the token API is not there: 404 to everyone, as any unknown path.
                 if route.path.hasPrefix("/tokens"), !configuration.tokensEnabled {
                     throw APIError.notFound("the token API is off here (access.tokens: false)")
                 }
                 let checked = try guardian.check(
                     request, route.access, channel: accessChannel(route, request, parameters),
-                    resolved: { responder.label(principal: $0.logName) })
+                    resolved: { labels.principal = $0.logName })
                 principal = checked
                 parameters.principal = checked
                 return try route.handler(self, request, parameters)
             case .options(let group):
-                responder.label(route: group.label)
+                labels.route = group.label
                 try guardian.crossOrigin.checkHost(request)
                 return .response(
                     HTTPResponse(
                         status: 204,
                         headers: [group.allowHeader] + guardian.crossOrigin.preflightHeaders(allowing: group.allowed)))
             case .methodNotAllowed(let group):
-                responder.label(route: group.label)
+                labels.route = group.label
                 let access = group.isOpen ? .open : AccessGuard.impliedAccess(of: request.method)
                 try guardian.check(request, access, channel: ChannelRegistry.defaultName[...])
                 throw APIError.methodNotAllowed(request.method, allowed: group.allowed)

@@ -18,7 +18,7 @@ struct ConnectionAcceptorTests {
         options.port = 0
         options.threads = threads
         options.connectionTimeout = 10
-        return try HTTPServer(options: options) { request, responder in
+        return try HTTPServer.serving(options) { request, responder in
             responder.respond(HTTPResponse(status: 200, body: Array(request.path.utf8)))
         }
     }
@@ -115,7 +115,7 @@ struct ConnectionLimitTests {
         options.connectionTimeout = 10
         // A body no other test's server sends, to tell this server's answers from theirs.
         let marker = "served by pastTheLimit \(UInt64.random(in: 0...UInt64.max))"
-        let server = try HTTPServer(options: options) { _, responder in
+        let server = try HTTPServer.serving(options) { _, responder in
             responder.respond(HTTPResponse(status: 200, body: Array(marker.utf8)))
         }
         var open: [RawClient] = []

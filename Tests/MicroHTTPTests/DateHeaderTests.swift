@@ -47,7 +47,7 @@ struct DateHeaderTests {
         options.threads = 2
         options.maxBodyBytes = 4
         let undated = Lock<HTTPResponse?>(nil)
-        return try HTTPServer(options: options) { request, responder in
+        return try HTTPServer.serving(options) { request, responder in
             let body = Array("ok".utf8)
             switch request.path {
             case "/dated":

@@ -35,7 +35,7 @@ struct EventLoopStallTests {
             options.connectionTimeout = 60
             options.watchesResumedConnections = watching
             let held = self.held
-            http = try HTTPServer(options: options) { [held] request, responder in
+            http = try HTTPServer.serving(options) { [held] request, responder in
                 switch request.path {
                 case "/wait": held.responders.withLock { $0.append(responder) }
                 case "/block":

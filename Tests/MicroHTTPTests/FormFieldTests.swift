@@ -21,7 +21,7 @@ struct FormFieldTests {
         var options = HTTPServerOptions()
         options.port = 0
         options.threads = 1
-        return try HTTPServer(options: options) { request, responder in
+        return try HTTPServer.serving(options) { request, responder in
             let text =
                 request.formFields().map { fields in
                     fields.map { "\($0.name)=\($0.value.count)" + ($0.filename.map { ":\($0)" } ?? "") }

@@ -22,7 +22,7 @@ struct ProtocolStrictnessTests {
             options.refusals = { refusal in
                 HTTPResponse(status: refusal.status, body: Array("refused \(refusal.status): \(refusal)".utf8))
             }
-            http = try HTTPServer(options: options) { request, responder in
+            http = try HTTPServer.serving(options) { request, responder in
                 responder.respond(HTTPResponse(status: 200, body: Array("body=\(request.body.count)".utf8)))
             }
         }

@@ -21,7 +21,7 @@ struct StreamSendBufferTests {
         options.threads = 2
         options.streamSendBufferBytes = sendBufferBytes
         let flood = [UInt8](repeating: UInt8(ascii: "x"), count: 8 << 20)
-        return try HTTPServer(options: options) { _, responder in
+        return try HTTPServer.serving(options) { _, responder in
             responder.stream(headers: [])?.send(flood, limit: 16 << 20)
         }
     }

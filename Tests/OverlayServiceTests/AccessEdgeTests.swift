@@ -78,7 +78,7 @@ struct AccessEdgeTests {
         let token = try service.makeToken(#"{"label": "a", "grants": [{"channels": "*", "access": "read"}]}"#)
         let principal = try service.guardian.principal(for: Array(token.secret.utf8))
         #expect(service.call("DELETE", "/tokens/\(token.id)", as: Credential.admin).status == 204)
-        let (_, answer) = DetachedAnswer.handle(HTTPRequest("GET", "/overlay")) { _, responder in
+        let answer = DetachedAnswer.handle(HTTPRequest("GET", "/overlay")) { _, responder in
             service.held.hold(.poll(responder), by: principal, lasts: 60)
         }
         let response = try #require(answer.response(waiting: 10))

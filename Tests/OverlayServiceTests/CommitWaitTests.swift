@@ -79,7 +79,7 @@ struct CommitWaitTests {
                 // The write waits for its commit, and its client's half-close has reached the server
                 // (the server's side of the connection is in CLOSE_WAIT): what the sweep looks at.
                 let halfClosed = eventually {
-                    !live.server.http.suspended.isEmpty
+                    !live.server.http.parked.noResponders
                         && TCPTable().served(onPort: live.port, in: .closeWait).count == 1
                 }
                 reaped.withLock { $0 = halfClosed ? live.server.http.reapDisconnected() : nil }

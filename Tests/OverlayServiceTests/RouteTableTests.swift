@@ -168,7 +168,7 @@ struct ChannelRegistryTests {
     @Test func aReleasedChannelIsForgottenByTheScheduler() throws {
         let service = try OverlayService.testing()
         let before = service.scheduler.orderedKeys
-        let (_, waiting) = DetachedAnswer.handle(
+        let waiting = DetachedAnswer.handle(
             HTTPRequest(
                 method: "GET", path: "/channels/passing/overlay",
                 query: [

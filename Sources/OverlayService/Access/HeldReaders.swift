@@ -7,7 +7,7 @@ import Platform
 /// `event: error` with the `invalid_token` body, then closes; a long-poll is answered 401.
 final class HeldReaders: Sendable {
     enum Reader: Sendable {
-        case poll(HTTPResponder)
+        case poll(any HTTPAnswering)
         case stream(HTTPStream)
 
         var isOver: Bool {

@@ -13,7 +13,7 @@ import Platform
 /// lock. Only then are its actions run: readers answered with the overlay encoded once for all of
 /// them, the version published, deadlines handed to the scheduler.
 final class Channel: Sendable {
-    typealias Machine = ChannelStateMachine<HTTPResponder, Subscriber>
+    typealias Machine = ChannelStateMachine<WaitingReader, Subscriber>
 
     let name: String
     private let number: Int
@@ -24,7 +24,7 @@ final class Channel: Sendable {
     /// Where every new version goes when publishing is configured.
     private let publisher: Publisher<OverlaySnapshot>?
     /// The machine and, beside it under the same lock, what reads of the overlay keep.
-    private let state: Lock<ChannelState<HTTPResponder, Subscriber>>
+    private let state: Lock<ChannelState<WaitingReader, Subscriber>>
     /// The page of `GET /messages` built last (see `PageCache`).
     let pages = PageCache()
     /// The version the channel was made with: what a read of it showed before it existed stands
@@ -182,10 +182,12 @@ final class Channel: Sendable {
     /// Answers `responder` with the overlay as soon as its version differs from `since`: now if it
     /// already does, else at the next change, or with 304 once `seconds` of wall-clock time pass.
     /// Returns false, answering nothing, if the channel has been retired (see `retireIfUnread`).
-    func wait(since: UInt64, seconds: Double, responder: HTTPResponder) -> Bool {
+    func wait(since: UInt64, seconds: Double, responder: any HTTPAnswering) -> Bool {
         let deadline = MonotonicClock.nanoseconds() + Int64(seconds * 1e9)
         let (join, _) = transact { machine, now, monotonicNow in
-            machine.join(responder, since: since, deadline: deadline, now: now, monotonicNow: monotonicNow)
+            machine.join(
+                WaitingReader(responder: responder), since: since, deadline: deadline, now: now,
+                monotonicNow: monotonicNow)
         }
         switch join {
         case .retired: return false

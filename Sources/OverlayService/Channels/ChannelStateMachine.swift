@@ -2,7 +2,7 @@ import OverlayEngine
 import OverlayStore
 
 /// A reader a channel parks: a long-poll, answered once.
-protocol ParkedReader: AnyObject {
+protocol ParkedReader {
     /// Whether it has its answer (or its client went away and the sweep answered it).
     var hasResponded: Bool { get }
 }

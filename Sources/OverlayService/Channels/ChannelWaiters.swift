@@ -1,12 +1,17 @@
 import MicroHTTP
 
-/// A long-poll parked on a channel: libmicrohttpd's responder of the request.
-extension HTTPResponder: ParkedReader {}
+/// A long-poll parked on a channel: what answers its request, the server's `HTTPResponder` (or a
+/// test's own, run without a socket).
+struct WaitingReader: ParkedReader, Sendable {
+    let responder: any HTTPAnswering
 
-extension ChannelStateMachine.Waiter where Reader == HTTPResponder {
+    var hasResponded: Bool { responder.hasResponded }
+}
+
+extension ChannelStateMachine.Waiter where Reader == WaitingReader {
     /// Answers the waiter.
     func answer(_ response: HTTPResponse) {
-        reader.respond(response)
+        reader.responder.respond(response)
     }
 }
 
