@@ -19,7 +19,7 @@ import Synchronization
 /// what is counted and logged.
 final class RequestContext {
     /// Unowned and unsafe: the server is only reached from libmicrohttpd's callbacks, which end
-    /// before the server does. Kept for what it saves (bench/instructions, 2026-12-07, against
+    /// before the server does. Kept for what it saves (bench/instructions, 2026-12-06, against
     /// `unowned` and `withServer` as `body(server!)`): GET 319 of 28,356 instructions, POST 509 of
     /// 62,101, 1,011 of 21,880 per long-poll waiter answered (`--only fanout`): a safe unowned
     /// reference retains and releases the server, a line every pool thread shares, per use.

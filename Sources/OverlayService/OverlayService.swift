@@ -147,7 +147,15 @@ public final class OverlayService: Sendable {
                 }
             }
         }
-        scheduleHeartbeat()
+        Self.scheduleHeartbeat(
+            every: Int64(configuration.heartbeatSeconds * 1e9), on: scheduler, tokens: guardian.tokens,
+            channels: channels)
+    }
+
+    /// A service let go without `shutdown` (a test's direct calls) stops its timer thread, so that
+    /// nothing it made outlives it; after `shutdown` this does nothing more.
+    deinit {
+        scheduler.stop()
     }
 
     /// Waits until every change so far is on disk.
@@ -285,15 +293,17 @@ public final class OverlayService: Sendable {
         return parameters.channel[...]
     }
 
-    private func scheduleHeartbeat() {
-        let interval = Int64(configuration.heartbeatSeconds * 1e9)
-        // Captured strongly, like every scheduler entry: a weak reference would give the service a
-        // side table and slow every retain of it; `DeadlineScheduler.stop` drops the entries.
-        scheduler.schedule(.heartbeat, at: MonotonicClock.nanoseconds() + interval) { [self] in
+    /// The heartbeat: what it uses, captured strongly as every scheduler entry is (a weak
+    /// reference would give each a side table and slow its retains), but never the service, so
+    /// that the service is freed when its owner lets it go.
+    private static func scheduleHeartbeat(
+        every interval: Int64, on scheduler: DeadlineScheduler, tokens: TokenRegistry, channels: ChannelRegistry
+    ) {
+        scheduler.schedule(.heartbeat, at: MonotonicClock.nanoseconds() + interval) {
             let comment = Array(": heartbeat\n\n".utf8)
-            guardian.tokens.storeUsesLater()
+            tokens.storeUsesLater()
             for channel in channels.all { channel.heartbeat(comment) }
-            scheduleHeartbeat()
+            scheduleHeartbeat(every: interval, on: scheduler, tokens: tokens, channels: channels)
         }
     }
 }
