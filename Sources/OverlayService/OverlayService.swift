@@ -152,9 +152,11 @@ public final class OverlayService: Sendable {
             channels: channels)
     }
 
-    /// A service let go without `shutdown` (a test's direct calls) stops its timer thread, so that
-    /// nothing it made outlives it; after `shutdown` this does nothing more.
+    /// A service let go without `stop` (a test's direct calls) ends its readers and stops its
+    /// timer thread, so that nothing it made outlives it (a stream and its channel hold each
+    /// other until the stream ends); after a stop there is nothing left to end.
     deinit {
+        releaseReaders()
         scheduler.stop()
     }
 

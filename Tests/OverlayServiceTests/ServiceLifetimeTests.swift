@@ -8,12 +8,14 @@ import Testing
 /// service alive at exit, its heartbeat holding it).
 @Suite("Service lifetime")
 struct ServiceLifetimeTests {
-    @Test func aServiceLetGoIsFreed() throws {
+    @Test func aServiceLetGoIsFreedWithItsChannels() throws {
         weak var released: OverlayService?
         weak var channel: Channel?
         do {
             let service = try OverlayService.testing()
             #expect(service.answer(HTTPRequest("POST", "/messages", body: #"{"text": "hi"}"#)).status == 202)
+            // A reader still reading when the service is let go: its stream holds the channel.
+            #expect(service.answer(HTTPRequest("GET", "/events")).status == 200)
             released = service
             channel = service.channels.existing("default")
         }
