@@ -58,7 +58,7 @@ extension OverlayEngine {
     /// shown can only be at the head of the queue while another shows because it waits so.
     var minimumVisibleDeadline: Instant? {
         guard configuration.minimumVisible > .zero, phase != .hidden, phase != .hiding,
-            current?.state.hasEnded == false, let start = current?.displayStartedAt,
+            let start = currentLiveDisplayStart,
             let head = queue.first, head.immediate, !head.hasBeenShown
         else { return nil }
         return start + configuration.minimumVisible

@@ -41,8 +41,16 @@ public struct OverlayEngine: Hashable, Sendable {
         }
         didSet {
             if let id = current?.id { recorded.record(id) }
+            let live = current?.state.hasEnded == false
+            currentLiveDeadline = live ? current?.deadline : nil
+            currentLiveDisplayStart = live ? current?.displayStartedAt : nil
         }
     }
+    /// The shown message's `deadline` and `displayStartedAt` while it has not ended, kept as
+    /// `current` changes: every read asks for the next deadline, and reading them through the
+    /// optional copied the whole message (about 60 instructions a read, against a write's few).
+    private(set) var currentLiveDeadline: Instant?
+    private(set) var currentLiveDisplayStart: Instant?
     /// Waiting messages, first to show first.
     public internal(set) var queue = MessageQueue()
     /// Messages waiting for their time, not yet queued.
@@ -234,11 +242,7 @@ public struct OverlayEngine: Hashable, Sendable {
     private var pendingDeadline: (time: Instant, kind: DeadlineKind)? {
         var next: (time: Instant, kind: DeadlineKind)?
         if let end = expiries.earliest?.time { next = (end, .waitingExpires) }
-        // Fields read through the optional, not by binding `current`: a bound copy of the message
-        // would retain its strings, on every read of `nextDeadline`.
-        if heldSince == nil, current?.state.hasEnded == false, let end = current?.deadline,
-            next.map({ end < $0.time }) ?? true
-        {
+        if heldSince == nil, let end = currentLiveDeadline, next.map({ end < $0.time }) ?? true {
             next = (end, .messageEnds)
         }
         if let end = transition?.end, next.map({ end < $0.time }) ?? true { next = (end, .transitionEnds) }
@@ -249,7 +253,7 @@ public struct OverlayEngine: Hashable, Sendable {
         }
         if let end = statusBar.nextDeadline, next.map({ end < $0.time }) ?? true { next = (end, .statusBarEnds) }
         if let end = holdDeadline, next.map({ end < $0.time }) ?? true { next = (end, .holdEnds) }
-        if let due = scheduled.first?.scheduledFor, next.map({ due < $0.time }) ?? true {
+        if let due = scheduled.firstDue, next.map({ due < $0.time }) ?? true {
             next = (due, .scheduledTimeComes)
         }
         return next

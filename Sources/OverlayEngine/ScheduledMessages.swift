@@ -21,6 +21,9 @@ public struct ScheduledMessages: Sequence, Hashable, Sendable {
     public var isEmpty: Bool { order.isEmpty }
     /// The message due first.
     public var first: Message? { order.first.flatMap { messages[$0.id] } }
+    /// When the first is due: its key's time, which is its `scheduledFor`. Read on every
+    /// `GET /overlay`, where `first?.scheduledFor` copied the message out of the dictionary.
+    var firstDue: Instant? { order.first?.time }
 
     public subscript(id id: Int64) -> Message? { messages[id] }
 
