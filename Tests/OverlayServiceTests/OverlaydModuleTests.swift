@@ -108,15 +108,10 @@ struct OverlaydModuleTests {
     /// With a read token the module still loads (it holds no data; the element sends its token
     /// with what it reads), while the overlay stays closed.
     @Test func openUnderAReadToken() throws {
-        try withLiveServer(
-            started: LiveServer {
-                $0.token = "the-write-token"
-                $0.readToken = "the-read-token"
-            }
-        ) { live in
+        try withLiveServer(started: LiveServer.tokenGuarded(reads: true)) { live in
             #expect(try live.get("/overlayd.js").status == 200)
             expectError(try live.get("/overlay"), status: 401, code: "unauthorized")
-            #expect(try live.get("/overlay?auth=the-read-token").status == 200)
+            #expect(try live.get("/overlay?auth=\(Credential.read)").status == 200)
         }
     }
 }

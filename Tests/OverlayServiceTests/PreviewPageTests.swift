@@ -93,12 +93,7 @@ struct PreviewPageTests {
     /// With a read token the page still loads (it holds no data; its token is in the fragment,
     /// which a browser never sends) while what it reads stays closed.
     @Test func openUnderAReadToken() throws {
-        try withLiveServer(
-            started: LiveServer {
-                $0.token = "the-write-token"
-                $0.readToken = "the-read-token"
-            }
-        ) { live in
+        try withLiveServer(started: LiveServer.tokenGuarded(reads: true)) { live in
             #expect(try live.get("/preview").status == 200)
             #expect(try live.get("/channels/ci/preview").status == 200)
             #expect(try live.get("/preview/font").status == 200)
