@@ -37,10 +37,10 @@ struct ConnectionHeadersTests {
     @Test func aKeptRequestDoesNotReadTheNextOnesHeaders() throws {
         let kept = Lock<HTTPRequest?>(nil)
         let seen = Lock<[String?]>([])
-        var options = HTTPServerOptions()
-        options.port = 0
-        options.threads = 1
-        let server = try HTTPServer.serving(options) { request, responder in
+        let answer = try HTTPServer.exchange(
+            "GET /first HTTP/1.1\r\nHost: x\r\nX-Probe: one\r\n\r\n"
+                + "GET /second HTTP/1.1\r\nHost: x\r\nX-Probe: two\r\nConnection: close\r\n\r\n"
+        ) { request, responder in
             if request.path == "/first" {
                 kept.withLock { $0 = request }
             } else {
@@ -49,12 +49,6 @@ struct ConnectionHeadersTests {
             }
             responder.respond(HTTPResponse(status: 204))
         }
-        defer { server.stop(grace: 0) }
-        let client = try RawClient(port: server.port)
-        try client.send(
-            "GET /first HTTP/1.1\r\nHost: x\r\nX-Probe: one\r\n\r\n"
-                + "GET /second HTTP/1.1\r\nHost: x\r\nX-Probe: two\r\nConnection: close\r\n\r\n")
-        let answer = String(decoding: client.receive(), as: UTF8.self)
         #expect(answer.hasPrefix("HTTP/1.1 204") && answer.dropFirst(12).contains("HTTP/1.1 204"))
         #expect(seen.withLock { $0 } == [nil, "two"])
     }

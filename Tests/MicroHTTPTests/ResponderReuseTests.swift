@@ -1,5 +1,4 @@
 import Platform
-import TestSupport
 import Testing
 
 @testable import MicroHTTP
@@ -14,10 +13,10 @@ struct ResponderReuseTests {
     @Test func aKeptResponderNeverAnswersTheNextRequest() throws {
         let kept = Lock<HTTPResponder?>(nil)
         let distinct = Lock<[Bool]>([])
-        var options = HTTPServerOptions()
-        options.port = 0
-        options.threads = 1
-        let server = try HTTPServer.serving(options) { request, responder in
+        let answer = try HTTPServer.exchange(
+            "GET /first HTTP/1.1\r\nHost: x\r\n\r\n"
+                + "GET /second HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        ) { request, responder in
             if request.path == "/first" {
                 kept.withLock { $0 = responder }
                 responder.respond(HTTPResponse(status: 204))
@@ -28,12 +27,6 @@ struct ResponderReuseTests {
                 responder.respond(HTTPResponse(status: 202))
             }
         }
-        defer { server.stop(grace: 0) }
-        let client = try RawClient(port: server.port)
-        try client.send(
-            "GET /first HTTP/1.1\r\nHost: x\r\n\r\n"
-                + "GET /second HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        let answer = String(decoding: client.receive(), as: UTF8.self)
         #expect(answer.hasPrefix("HTTP/1.1 204"))
         #expect(answer.contains("HTTP/1.1 202"))
         #expect(!answer.contains("HTTP/1.1 500"))
@@ -43,20 +36,14 @@ struct ResponderReuseTests {
     /// Requests on one connection that each reach the responder's machine a different way first
     /// (the handler, a refusal before it, the handler again) are each answered as their own.
     @Test func aReusedResponderStartsEachRequestAfresh() throws {
-        var options = HTTPServerOptions()
-        options.port = 0
-        options.threads = 1
-        options.maxBodyBytes = 4
-        let server = try HTTPServer.serving(options) { request, responder in
-            responder.respond(HTTPResponse(status: request.path == "/a" ? 200 : 201))
-        }
-        defer { server.stop(grace: 0) }
-        let client = try RawClient(port: server.port)
-        try client.send(
+        let answer = try HTTPServer.exchange(
             "GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
                 + "GET /b HTTP/1.1\r\nHost: x\r\n\r\n"
-                + "POST /c HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n0123456789")
-        let answer = String(decoding: client.receive(), as: UTF8.self)
+                + "POST /c HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n0123456789",
+            configure: { $0.maxBodyBytes = 4 }
+        ) { request, responder in
+            responder.respond(HTTPResponse(status: request.path == "/a" ? 200 : 201))
+        }
         let statuses = answer.split(separator: "\r\n").filter { $0.hasPrefix("HTTP/1.1 ") }.map { $0.prefix(12) }
         #expect(statuses == ["HTTP/1.1 200", "HTTP/1.1 201", "HTTP/1.1 413"])
     }
