@@ -50,9 +50,36 @@ public final class HTTPStream: Sendable {
     /// has gone, so that the writer can forget it.
     @discardableResult
     public func send(_ piece: [UInt8], limit: Int = 64 * 1024) -> Bool {
-        switch state.withLock({ $0.send(piece, limit: limit) }) {
+        carryOut(state.withLock { $0.send(piece, limit: limit) })
+    }
+
+    /// Queues `piece`, numbered `number` (an event's version), unless a piece numbered as high was
+    /// sent or skipped before: two writers racing on two threads still give the client growing
+    /// numbers. Returns false once the stream has ended or its client has gone.
+    @discardableResult
+    public func send(_ piece: [UInt8], number: UInt64, limit: Int = 64 * 1024) -> Bool {
+        carryOut(state.withLock { $0.send(piece, number: number, limit: limit) })
+    }
+
+    /// The client has the pieces numbered up to `number` (it said so reconnecting): none of them
+    /// is sent from now on.
+    public func skip(through number: UInt64) {
+        state.withLock { $0.skip(through: number) }
+    }
+
+    /// Queues `piece` only if nothing is waiting to be sent (a keep-alive, which on a backed-up
+    /// stream would push out what its client has yet to receive). Returns false once the stream
+    /// has ended or its client has gone.
+    @discardableResult
+    public func sendIfIdle(_ piece: [UInt8], limit: Int = 64 * 1024) -> Bool {
+        carryOut(state.withLock { $0.sendIfIdle(piece, limit: limit) })
+    }
+
+    /// What a send leaves to do, after the lock: whether the stream still takes pieces.
+    private func carryOut(_ action: StreamStateMachine<@Sendable () -> Void>.SendAction) -> Bool {
+        switch action {
         case .rejected: return false
-        case .queued: return true
+        case .queued, .skipped: return true
         case .resume:
             resume()
             return true

@@ -27,6 +27,9 @@ struct StreamStateMachine<CloseHandler> {
         case queued
         /// Buffered; resume the suspended connection.
         case resume
+        /// Not buffered, and nothing to do: a piece numbered no higher than one sent before, or a
+        /// keep-alive for a stream with bytes still waiting.
+        case skipped
         /// The stream has ended or its client has gone: forget it.
         case rejected
     }
@@ -77,6 +80,8 @@ struct StreamStateMachine<CloseHandler> {
     /// The connection's descriptor, known once it was first suspended (for the sweep's peek).
     private var socket: Int32 = -1
     private var closeHandlers: [CloseHandler] = []
+    /// The highest number of a piece queued (`send(_:number:limit:)`) or skipped (`skip(through:)`).
+    private(set) var lastNumber: UInt64?
 
     /// Whether the client is gone or the stream has ended.
     var isClosed: Bool { connection == .released || ending }
@@ -98,6 +103,29 @@ struct StreamStateMachine<CloseHandler> {
         if first == nil { first = piece } else { more.append(piece) }
         buffered += piece.count
         return wake() == .resume ? .resume : .queued
+    }
+
+    /// Queues `piece`, numbered `number`, unless a piece numbered as high was queued or skipped
+    /// before: writers on two threads, in either order, still give the client growing numbers.
+    mutating func send(_ piece: [UInt8], number: UInt64, limit: Int) -> SendAction {
+        guard connection != .released && !ending else { return .rejected }
+        if let lastNumber, number <= lastNumber { return .skipped }
+        lastNumber = number
+        return send(piece, limit: limit)
+    }
+
+    /// The client has the pieces numbered up to `number`: none of them is queued from now on.
+    mutating func skip(through number: UInt64) {
+        lastNumber = max(lastNumber ?? number, number)
+    }
+
+    /// Queues `piece` only if nothing is waiting to be sent: a keep-alive. On a backed-up stream it
+    /// would be the newest piece, which the bounded buffer keeps, pushing out what the slow client
+    /// has yet to receive.
+    mutating func sendIfIdle(_ piece: [UInt8], limit: Int) -> SendAction {
+        guard connection != .released && !ending else { return .rejected }
+        guard buffered == 0 else { return .skipped }
+        return send(piece, limit: limit)
     }
 
     /// The writer ends the stream once what is buffered has gone out.

@@ -125,6 +125,41 @@ struct StreamStateMachineTests {
         #expect(Self.read(&machine) == (.wrote(8), "aacccccc"))
     }
 
+    /// Numbered pieces go out only in growing order: one numbered no higher than the last sent
+    /// (two writers racing, the later one with the older version) is skipped, as is one the
+    /// client said it has; unnumbered pieces go out whatever their place.
+    @Test func numberedPiecesOnlyGrow() {
+        var machine = Machine()
+        #expect(machine.send(Array("5".utf8), number: 5, limit: 100) == .queued)
+        #expect(machine.send(Array("4".utf8), number: 4, limit: 100) == .skipped)
+        #expect(machine.send(Array("5".utf8), number: 5, limit: 100) == .skipped)
+        #expect(machine.send(Array(":".utf8), limit: 100) == .queued)
+        #expect(machine.send(Array("6".utf8), number: 6, limit: 100) == .queued)
+        machine.skip(through: 8)
+        #expect(machine.lastNumber == 8)
+        #expect(machine.send(Array("8".utf8), number: 8, limit: 100) == .skipped)
+        // Skipping through an older number keeps the higher one.
+        machine.skip(through: 2)
+        #expect(machine.send(Array("7".utf8), number: 7, limit: 100) == .skipped)
+        #expect(machine.send(Array("9".utf8), number: 9, limit: 100) == .queued)
+        #expect(Self.read(&machine) == (.wrote(4), "5:69"))
+        #expect(machine.end() == .none)
+        #expect(machine.send(Array("10".utf8), number: 10, limit: 100) == .rejected)
+    }
+
+    /// A keep-alive goes out only when nothing waits to be sent: behind a backed-up client it
+    /// would be the newest piece, which the buffer keeps over the event not yet received.
+    @Test func keepAliveOnlyWhenIdle() {
+        var machine = Machine()
+        #expect(machine.send(Array("event".utf8), limit: 100) == .queued)
+        #expect(machine.sendIfIdle(Array(":".utf8), limit: 100) == .skipped)
+        #expect(Self.read(&machine) == (.wrote(5), "event"))
+        #expect(machine.sendIfIdle(Array(":".utf8), limit: 100) == .queued)
+        #expect(Self.read(&machine) == (.wrote(1), ":"))
+        #expect(machine.end() == .none)
+        #expect(machine.sendIfIdle(Array(":".utf8), limit: 100) == .rejected)
+    }
+
     /// The sweep peeks at a suspended stream's socket; a gone client's stream drops what it holds
     /// and is woken to end.
     @Test func clientGoneWhileSuspended() {

@@ -13,7 +13,7 @@ import Platform
 /// lock. Only then are its actions run: readers answered with the overlay encoded once for all of
 /// them, the version published, deadlines handed to the scheduler.
 final class Channel: Sendable {
-    typealias Machine = ChannelStateMachine<WaitingReader, Subscriber>
+    typealias Machine = ChannelStateMachine<WaitingReader, HTTPStream>
 
     let name: String
     private let number: Int
@@ -24,7 +24,7 @@ final class Channel: Sendable {
     /// Where every new version goes when publishing is configured.
     private let publisher: Publisher<OverlaySnapshot>?
     /// The machine and, beside it under the same lock, what reads of the overlay keep.
-    private let state: Lock<ChannelState<WaitingReader, Subscriber>>
+    private let state: Lock<ChannelState<WaitingReader, HTTPStream>>
     /// The page of `GET /messages` built last (see `PageCache`).
     let pages = PageCache()
     /// The version the channel was made with: what a read of it showed before it existed stands
@@ -204,14 +204,17 @@ final class Channel: Sendable {
     /// Returns false, subscribing nothing, if the channel has been retired (see `retireIfUnread`).
     func subscribe(_ stream: HTTPStream, lastEventID: UInt64?) -> Bool {
         let (subscription, _) = transact { machine, now, monotonicNow in
-            machine.subscribe(lastEventID: lastEventID, now: now, monotonicNow: monotonicNow) {
-                Subscriber(stream: stream, lastSent: $0)
+            machine.subscribe(lastEventID: lastEventID, now: now, monotonicNow: monotonicNow) { seen in
+                if let seen { stream.skip(through: seen) }
+                return stream
             }
         }
-        guard case .subscribed(let ticket, let subscriber, let current) = subscription else { return false }
+        guard case .subscribed(let ticket, _, let current) = subscription else { return false }
         // Strong: the stream drops its close handlers once it has called them.
         stream.onClose { [self] in withMachine { $0.unsubscribe(ticket: ticket) } }
-        if let current { subscriber.deliver(current.version, encoder.event(current), limit: encoder.streamBufferBytes) }
+        if let current {
+            stream.send(encoder.event(current), number: current.version, limit: encoder.streamBufferBytes)
+        }
         return true
     }
 
@@ -223,16 +226,16 @@ final class Channel: Sendable {
 
     /// Sends `comment` to every stream, so that proxies keep them open and dead clients are found.
     func heartbeat(_ comment: [UInt8]) {
-        for subscriber in withMachine({ $0.streams.all }) {
-            subscriber.heartbeat(comment, limit: encoder.streamBufferBytes)
+        for stream in withMachine({ $0.streams.all }) {
+            stream.sendIfIdle(comment, limit: encoder.streamBufferBytes)
         }
     }
 
     /// The server is stopping: waiters get 503 now, streams end after what they hold.
     func releaseReaders() {
-        var (waiters, subscribers) = withMachine { $0.release() }
+        var (waiters, streams) = withMachine { $0.release() }
         waiters.answerAll(APIError.shuttingDown.response)
-        for subscriber in subscribers { subscriber.stream.end() }
+        for stream in streams { stream.end() }
     }
 
     /// Deletes the channel: its long-polls are answered 404, its streams end, its deadlines are
@@ -258,7 +261,7 @@ final class Channel: Sendable {
     /// machine's answer and its removal record already taken; submits the record.
     @discardableResult
     private func finishDeletion(
-        _ deleted: (waiters: [Machine.Waiter], streams: [Subscriber], record: ChannelRecord?)
+        _ deleted: (waiters: [Machine.Waiter], streams: [HTTPStream], record: ChannelRecord?)
     ) -> UInt64? {
         var deleted = deleted
         var sequence: UInt64?
@@ -268,7 +271,7 @@ final class Channel: Sendable {
             sequence = submitted
         }
         deleted.waiters.answerAll(APIError.notFound("channel \(name) was deleted").response)
-        for subscriber in deleted.streams { subscriber.stream.end() }
+        for stream in deleted.streams { stream.end() }
         forgetTimers()
         return sequence
     }
@@ -340,8 +343,9 @@ final class Channel: Sendable {
                     // one piece, so that no stream gets one without the other, or them apart.
                     var event = encoder.event(overlay)
                     if let tap { event += encoder.tapEvent(tap) }
-                    SubscriberList.deliver(
-                        event, version: overlay.version, to: streams, limit: encoder.streamBufferBytes)
+                    for stream in streams {
+                        stream.send(event, number: overlay.version, limit: encoder.streamBufferBytes)
+                    }
                 }
             case .expire(let version, var waiters):
                 var response = encoder.notModified(version: version)

@@ -16,7 +16,7 @@ protocol ParkedReader {
 /// clock, so every rule here is tested without sockets or threads (ChannelStateMachineTests).
 ///
 /// Generic over the reader and the stream only so that tests park plain objects; `Channel`
-/// specialises it to libmicrohttpd's responders and the service's subscribers.
+/// specialises it to libmicrohttpd's responders and streams.
 struct ChannelStateMachine<Reader: ParkedReader, Stream> {
     /// A long-poll parked until the version moves or its time is up.
     struct Waiter {

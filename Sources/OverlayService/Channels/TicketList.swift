@@ -1,6 +1,3 @@
-/// A channel's event streams.
-typealias SubscriberList = TicketList<Subscriber>
-
 /// Values listed under tickets, kept in one dense array: a channel's change hands that array to
 /// the fan-out as it is (a reference to its storage), where copying a dictionary's values would
 /// retain each of thousands of streams under the channel's lock. Each ticket's place is kept for
@@ -34,13 +31,6 @@ struct TicketList<Element> {
         }
         all.removeLast()
         tickets.removeLast()
-    }
-}
-
-extension TicketList where Element == Subscriber {
-    /// Sends `event` to each of `subscribers` (a list's `all`, handed over as it is).
-    static func deliver(_ event: [UInt8], version: UInt64, to subscribers: [Subscriber], limit: Int) {
-        for subscriber in subscribers { subscriber.deliver(version, event, limit: limit) }
     }
 }
 
