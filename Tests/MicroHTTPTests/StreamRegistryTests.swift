@@ -39,6 +39,9 @@ struct StreamRegistryTests {
         #expect(registry.list(loose, in: red))
         #expect(Self.listed(registry, in: red) == Self.ids(a, loose))
         #expect(Set(registry.all.map(ObjectIdentifier.init)) == Self.ids(a, b, c, loose))
+        // Ended, each leaves wherever it is listed (and lets go of the registry it held).
+        for stream in [a, b, c, loose] { stream.end() }
+        #expect((red.count, blue.count, registry.count) == (0, 0, 0))
     }
 
     /// A stream whose connection ends (here, one without a connection ended) leaves the registry
