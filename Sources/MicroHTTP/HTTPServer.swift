@@ -58,9 +58,11 @@ public final class HTTPServer: Sendable {
     /// Whether a request's start is timed (there is an observer or durations): a plain flag, read
     /// per request without touching the observer's closure context.
     let timesRequests: Bool
-    /// Responders waiting with a suspended connection (answered 503 when the server stops) and
-    /// streams being sent (ended then).
+    /// Responders waiting with a suspended connection (answered 503 when the server stops).
     let parked = ParkedRequests()
+    /// The event streams being sent (ended when the server stops, or when the sweep finds their
+    /// client gone): the application's registry, where it lists them under its groups too.
+    public let streams: StreamRegistry
     /// The port the server listens on.
     public var port: Int { acceptor.port }
 
@@ -69,12 +71,14 @@ public final class HTTPServer: Sendable {
 
     /// `responseCounts` counts the status of every finished request (0 if none was sent);
     /// `durations` the time to each answer, under the route the handler returns; `observer` gets
-    /// the whole record, built only when there is one (the access log).
+    /// the whole record, built only when there is one (the access log). `streams` is where the
+    /// handler lists its event streams, if it does.
     public init(
         options: HTTPServerOptions, handler: @escaping Handler, responseCounts: ResponseCounts? = nil,
-        durations: RequestDurations? = nil, observer: AccessObserver? = nil
+        durations: RequestDurations? = nil, observer: AccessObserver? = nil, streams: StreamRegistry = StreamRegistry()
     ) throws {
         self.handler = handler
+        self.streams = streams
         self.observer = observer
         self.responseCounts = responseCounts
         self.durations = durations
@@ -165,7 +169,7 @@ public final class HTTPServer: Sendable {
             let running = OpaquePointer(bitPattern: daemon.exchange(0, ordering: .acquiringAndReleasing))
         else { return }
         let waiting = parked.responders
-        for stream in parked.streams {
+        for stream in streams.all {
             stream.end()
         }
         for responder in waiting {
@@ -195,7 +199,7 @@ public final class HTTPServer: Sendable {
             }
         }
         var probed: [(Parked, socket: Int32)] = []
-        for stream in parked.streams {
+        for stream in streams.all {
             if let socket = stream.sweepProbe() { probed.append((.stream(stream), socket)) }
         }
         for responder in parked.responders {

@@ -11,11 +11,15 @@ import Platform
 /// A stream made without a connection (a test's) has nothing to wake: what it is sent stays
 /// buffered until a test takes it (`takeBuffered`).
 ///
+/// A stream is listed in a `StreamRegistry` (its server's, under the application's group) and
+/// keeps where: the end of its connection (`released`) takes it off, so that no list of streams
+/// needs telling when one is over.
+///
 /// Sendable as it stands: everything that changes is in `state`'s lock, and of the connection it
 /// holds only the wake-up; its own thread suspends it through `Source`.
 public final class HTTPStream: Sendable {
     private let wakeup: ConnectionWakeup?
-    private let state = Lock(StreamStateMachine<@Sendable () -> Void>())
+    private let state = Lock(StreamStateMachine<StreamRegistry.Listing>())
 
     init(wakeup: ConnectionWakeup?) {
         self.wakeup = wakeup
@@ -50,27 +54,47 @@ public final class HTTPStream: Sendable {
     /// has gone, so that the writer can forget it.
     @discardableResult
     public func send(_ piece: [UInt8], limit: Int = 64 * 1024) -> Bool {
-        switch state.withLock({ $0.send(piece, limit: limit) }) {
+        carryOut(state.withLock { $0.send(piece, limit: limit) })
+    }
+
+    /// Queues `piece`, numbered `number` (an event's version), unless a piece numbered as high was
+    /// sent or skipped before: two writers racing on two threads still give the client growing
+    /// numbers. Returns false once the stream has ended or its client has gone.
+    @discardableResult
+    public func send(_ piece: [UInt8], number: UInt64, limit: Int = 64 * 1024) -> Bool {
+        carryOut(state.withLock { $0.send(piece, number: number, limit: limit) })
+    }
+
+    /// The client has the pieces numbered up to `number` (it said so reconnecting): none of them
+    /// is sent from now on.
+    public func skip(through number: UInt64) {
+        state.withLock { $0.skip(through: number) }
+    }
+
+    /// Queues `piece` only if nothing is waiting to be sent (a keep-alive, which on a backed-up
+    /// stream would push out what its client has yet to receive). Returns false once the stream
+    /// has ended or its client has gone.
+    @discardableResult
+    public func sendIfIdle(_ piece: [UInt8], limit: Int = 64 * 1024) -> Bool {
+        carryOut(state.withLock { $0.sendIfIdle(piece, limit: limit) })
+    }
+
+    /// What a send leaves to do, after the lock: whether the stream still takes pieces.
+    private func carryOut(_ action: StreamStateMachine<StreamRegistry.Listing>.SendAction) -> Bool {
+        switch action {
         case .rejected: return false
-        case .queued: return true
+        case .queued, .skipped: return true
         case .resume:
             resume()
             return true
         }
     }
 
-    /// Ends the response after what is buffered has gone out. A stream without a connection, which nothing
-    /// sends, is over at once: its close handlers run, as libmicrohttpd's release would run them.
+    /// Ends the response after what is buffered has gone out. A stream without a connection, which
+    /// nothing sends, is over at once: it leaves its registry, as libmicrohttpd's release makes it.
     public func end() {
         if state.withLock({ $0.end() }) == .resume { resume() }
         if wakeup == nil { released() }
-    }
-
-    /// Calls `handler` once when the stream is over (ended, or its client gone); at once if it is.
-    public func onClose(_ handler: @escaping @Sendable () -> Void) {
-        if case .call(let handlers) = state.withLock({ $0.onClose(handler) }) {
-            for handler in handlers { handler() }
-        }
     }
 
     /// Bytes waiting to be sent.
@@ -80,6 +104,15 @@ public final class HTTPStream: Sendable {
     public var isClosed: Bool { state.withLock { $0.isClosed } }
 
     var bytesSent: Int { state.withLock { $0.sent } }
+
+    /// Whether the connection is over: the stream is listed nowhere, and may not be.
+    var isReleased: Bool { state.withLock { $0.isReleased } }
+
+    /// For `StreamRegistry`: the stream is being listed at `proposed`. Where it is listed (its
+    /// first listing, kept for life), or nil once its connection is over.
+    func list(at proposed: StreamRegistry.Listing) -> StreamRegistry.Listing? {
+        state.withLock { $0.list(at: proposed) }
+    }
 
     /// libmicrohttpd asks for up to `capacity` bytes, on `connection`'s thread (nil: a stream
     /// with no connection, read by a test). With nothing buffered the connection is suspended and
@@ -129,11 +162,10 @@ public final class HTTPStream: Sendable {
         return true
     }
 
-    /// The response is destroyed: the connection is over.
+    /// The response is destroyed (or never made): the connection is over, and the stream leaves
+    /// its registry.
     func released() {
-        if case .call(let handlers) = state.withLock({ $0.released() }) {
-            for handler in handlers { handler() }
-        }
+        if let listing = state.withLock({ $0.released() }) { listing.registry.unlist(self, shard: listing.shard) }
     }
 
     /// What a stream without a connection has been sent and not yet taken, and whether it has ended.

@@ -1,16 +1,15 @@
 import Platform
 
-/// The one registry of requests the server may have to end from outside their connection's
-/// thread: responders waiting with a suspended connection (answered 503 when the server stops,
-/// 499 when the sweep finds their client gone) and event streams being sent (ended when the
-/// server stops or the sweep finds their client gone).
+/// The responders waiting with a suspended connection, which the server may have to end from
+/// outside their connection's thread: answered 503 when the server stops, 499 when the sweep
+/// finds their client gone. (Event streams are the `StreamRegistry`'s.)
 ///
 /// Kept per thread (`ThreadShard`) in slot tables: a connection is suspended, answered and
 /// completed on the one pool thread that owns it, so listing and unlisting take that thread's own
 /// lock and touch no hash table, while a fan-out answers thousands of them from every pool thread
 /// (docs/ARCHITECTURE.md, hot-path rules).
 final class ParkedRequests: Sendable {
-    /// Where a responder or a stream is listed.
+    /// Where a responder is listed.
     struct Ticket: Equatable {
         let shard: Int
         let slot: Int
@@ -20,8 +19,6 @@ final class ParkedRequests: Sendable {
         /// Unretained: a responder is unlisted before the server lets go of it (at its answer, or
         /// at its completion), so listing costs no reference count.
         let responders = Lock(SlotTable<Unmanaged<HTTPResponder>>())
-        /// Retained: a stream outlives its listing only in libmicrohttpd's hands.
-        let streams = Lock(SlotTable<HTTPStream>())
         /// Keeps the next shard's locks off this one's cache line.
         private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
     }
@@ -38,24 +35,10 @@ final class ParkedRequests: Sendable {
         shards.with(ticket.shard) { $0.responders.withLock { $0.remove(at: ticket.slot) } }
     }
 
-    /// Lists `stream`, whose response has just been queued, in `shard` (the calling thread's).
-    func list(_ stream: HTTPStream, shard: Int) -> Ticket {
-        Ticket(shard: shard, slot: shards.with(shard) { $0.streams.withLock { $0.insert(stream) } })
-    }
-
-    func unlist(stream ticket: Ticket) {
-        shards.with(ticket.shard) { $0.streams.withLock { $0.remove(at: ticket.slot) } }
-    }
-
     /// Every responder listed now.
     var responders: [HTTPResponder] {
         // Retained under the lock, while each is still listed and so still alive.
         shards.all.flatMap { shard in shard.responders.withLock { $0.elements.map { $0.takeUnretainedValue() } } }
-    }
-
-    /// Every stream listed now.
-    var streams: [HTTPStream] {
-        shards.all.flatMap { shard in shard.streams.withLock { $0.elements } }
     }
 
     /// Whether no responder is listed.

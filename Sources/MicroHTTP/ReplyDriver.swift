@@ -3,8 +3,8 @@ internal import CMicroHTTPD
 /// What the connection's thread does with its responder's machine (`ResponderStateMachine`):
 /// the actions carried out on the connection, after the machine's lock is released. It queues an
 /// answer (a response built for this connection, one built once and shared, or a stream that
-/// libmicrohttpd pulls from), or suspends the connection and lists the responder in the server's
-/// `ParkedRequests` until its answer comes. Kept in the `RequestContext`, on that thread only.
+/// libmicrohttpd pulls from, listed in the server's `StreamRegistry`), or suspends the connection
+/// and lists the responder in the server's `ParkedRequests` until its answer comes. Kept in the `RequestContext`, on that thread only.
 ///
 /// Its methods take the context and touch its state in short accesses, not as a `mutating`
 /// call on `context.reply`: an access to a class's field held across calls is checked at run
@@ -16,8 +16,9 @@ struct ReplyDriver {
     private var wasSuspended = false
     /// The connection's socket, looked up when it was suspended.
     private var suspendedSocket: Int32 = -1
-    /// The stream being sent, and where it is listed in `HTTPServer.parked`.
-    private var streamed: (stream: HTTPStream, ticket: ParkedRequests.Ticket)?
+    /// The stream being sent (it leaves the server's `streams` itself, when libmicrohttpd
+    /// releases it).
+    private var streamed: HTTPStream?
 
     /// Carries out `action` on the context's connection; false when libmicrohttpd refused it.
     static func perform(
@@ -55,7 +56,7 @@ struct ReplyDriver {
     static func finish(for context: RequestContext) -> (status: Int, bytes: Int) {
         unlist(context)
         let sent = (context.tally.sentStatus, context.tally.sentBytes)
-        guard let streamed = context.reply.streamed else {
+        guard let stream = context.reply.streamed else {
             // MHD 0.9.75: its next request may be one the epoll loop leaves unread.
             if context.reply.wasSuspended {
                 context.reply.wasSuspended = false
@@ -66,8 +67,7 @@ struct ReplyDriver {
         }
         context.reply.wasSuspended = false
         context.reply.streamed = nil
-        context.withServer { $0.parked.unlist(stream: streamed.ticket) }
-        return (sent.0, streamed.stream.bytesSent)
+        return (sent.0, stream.bytesSent)
     }
 
     /// Takes the responder off `HTTPServer.parked`: it has its answer, or the request is over.
@@ -138,10 +138,12 @@ struct ReplyDriver {
 
     /// A streamed body: libmicrohttpd pulls it through `HTTPStream.read`, and releases the stream
     /// (its `Source`, retained here) when the response is destroyed. Listed in the server's
-    /// `parked` until the request completes, so that a stop or the sweep can end it.
+    /// `streams` (unless its handler listed it there already) until that release, so that a stop
+    /// or the sweep can end it.
     private static func streamResponse(_ stream: HTTPStream, for context: RequestContext) -> OpaquePointer? {
         let connection = context.connection
-        context.reply.streamed = (stream, context.withServer { $0.parked.list(stream, shard: context.shard) })
+        context.reply.streamed = stream
+        context.withServer { $0.streams.listIfAbsent(stream, shard: context.shard) }
         context.withServer { server in
             if server.streamSendBufferBytes > 0 {
                 ClientSocket.limitSendBuffer(ClientSocket.descriptor(of: connection), to: server.streamSendBufferBytes)

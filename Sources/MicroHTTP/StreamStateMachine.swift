@@ -8,8 +8,10 @@
 /// the `suspendCompleted` that follows the call asks for the resume: a resume never comes before
 /// its suspend.
 ///
-/// Generic over the close handlers so that its tests can use plain values.
-struct StreamStateMachine<CloseHandler> {
+/// It also keeps where the stream is listed (`StreamRegistry`), from its first listing to its
+/// release, which hands the listing back to be taken off: generic over it so that its tests can
+/// use plain values.
+struct StreamStateMachine<Listing> {
     enum Connection: Equatable {
         /// libmicrohttpd is sending, or will ask for bytes again.
         case active
@@ -27,6 +29,9 @@ struct StreamStateMachine<CloseHandler> {
         case queued
         /// Buffered; resume the suspended connection.
         case resume
+        /// Not buffered, and nothing to do: a piece numbered no higher than one sent before, or a
+        /// keep-alive for a stream with bytes still waiting.
+        case skipped
         /// The stream has ended or its client has gone: forget it.
         case rejected
     }
@@ -52,13 +57,6 @@ struct StreamStateMachine<CloseHandler> {
         case probe(socket: Int32)
     }
 
-    enum CloseAction {
-        /// Kept until the stream is over.
-        case none
-        /// Call these now: the stream is over.
-        case call([CloseHandler])
-    }
-
     /// The piece being sent, kept in the state itself: a stream of events mostly holds one piece
     /// at a time, and an array for it alone would be one more object, cold in memory, for every
     /// event a fan-out adds to thousands of streams.
@@ -76,10 +74,16 @@ struct StreamStateMachine<CloseHandler> {
     private(set) var ending = false
     /// The connection's descriptor, known once it was first suspended (for the sweep's peek).
     private var socket: Int32 = -1
-    private var closeHandlers: [CloseHandler] = []
+    /// Where the stream is listed, from its first listing until its release takes it.
+    private(set) var listing: Listing?
+    /// The highest number of a piece queued (`send(_:number:limit:)`) or skipped (`skip(through:)`).
+    private(set) var lastNumber: UInt64?
 
     /// Whether the client is gone or the stream has ended.
     var isClosed: Bool { connection == .released || ending }
+
+    /// Whether the connection is over (nothing may list the stream any more).
+    var isReleased: Bool { connection == .released }
 
     /// Queues `piece`. When the buffer would hold more than `limit` bytes, the pieces not yet
     /// started are dropped first; a piece partly handed out still goes out whole, and the newest
@@ -100,6 +104,29 @@ struct StreamStateMachine<CloseHandler> {
         return wake() == .resume ? .resume : .queued
     }
 
+    /// Queues `piece`, numbered `number`, unless a piece numbered as high was queued or skipped
+    /// before: writers on two threads, in either order, still give the client growing numbers.
+    mutating func send(_ piece: [UInt8], number: UInt64, limit: Int) -> SendAction {
+        guard connection != .released && !ending else { return .rejected }
+        if let lastNumber, number <= lastNumber { return .skipped }
+        lastNumber = number
+        return send(piece, limit: limit)
+    }
+
+    /// The client has the pieces numbered up to `number`: none of them is queued from now on.
+    mutating func skip(through number: UInt64) {
+        lastNumber = max(lastNumber ?? number, number)
+    }
+
+    /// Queues `piece` only if nothing is waiting to be sent: a keep-alive. On a backed-up stream it
+    /// would be the newest piece, which the bounded buffer keeps, pushing out what the slow client
+    /// has yet to receive.
+    mutating func sendIfIdle(_ piece: [UInt8], limit: Int) -> SendAction {
+        guard connection != .released && !ending else { return .rejected }
+        guard buffered == 0 else { return .skipped }
+        return send(piece, limit: limit)
+    }
+
     /// The writer ends the stream once what is buffered has gone out.
     mutating func end() -> Action {
         guard connection != .released else { return .none }
@@ -107,10 +134,13 @@ struct StreamStateMachine<CloseHandler> {
         return wake()
     }
 
-    mutating func onClose(_ handler: CloseHandler) -> CloseAction {
-        guard connection != .released else { return .call([handler]) }
-        closeHandlers.append(handler)
-        return .none
+    /// The stream is being listed at `proposed`: where it is listed (its first listing, kept for
+    /// its life), or nil once its connection is over.
+    mutating func list(at proposed: Listing) -> Listing? {
+        guard connection != .released else { return nil }
+        if let listing { return listing }
+        listing = proposed
+        return proposed
     }
 
     /// libmicrohttpd asks for up to `buffer.count` bytes.
@@ -165,14 +195,15 @@ struct StreamStateMachine<CloseHandler> {
         return .resume
     }
 
-    /// libmicrohttpd destroyed the response: the connection is over.
-    mutating func released() -> CloseAction {
+    /// libmicrohttpd destroyed the response: the connection is over. Returns where the stream
+    /// was listed, to be taken off there (once: nil afterwards).
+    mutating func released() -> Listing? {
         connection = .released
         first = nil
         more = []
         buffered = 0
-        defer { closeHandlers = [] }
-        return .call(closeHandlers)
+        defer { listing = nil }
+        return listing
     }
 
     /// A piece or the end came: wake the connection if it sleeps, or tell the suspend in progress.
@@ -189,5 +220,3 @@ struct StreamStateMachine<CloseHandler> {
         }
     }
 }
-
-extension StreamStateMachine.CloseAction: Equatable where CloseHandler: Equatable {}

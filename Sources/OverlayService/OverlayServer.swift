@@ -45,7 +45,7 @@ public final class OverlayServer: Sendable {
                 options: options,
                 handler: { request, responder in service.handle(request, responder) },
                 responseCounts: metrics.responses, durations: metrics.durations,
-                observer: log)
+                observer: log, streams: service.streams)
         } catch {
             service.shutdown()
             throw error

@@ -40,6 +40,9 @@ public final class OverlayService: Sendable {
     let memory: MemoryAccount
     /// Sends every new version to `configuration.publish`, when set.
     let publisher: Publisher<OverlaySnapshot>?
+    /// Every event stream the service sends, each under its channel's group: the server's
+    /// registry too (`OverlayServer` hands it over), which ends them at its stop and sweep.
+    let streams = StreamRegistry()
 
     public static let version = "0.1.0"
 
@@ -91,13 +94,14 @@ public final class OverlayService: Sendable {
         self.preview = PreviewPage()
         self.previewFont = PreviewFont(path: configuration.text.path)
         self.module = OverlaydModule(configuration: configuration)
+        let streams = self.streams
         let restored = loaded.enumerated().map { number, channel in
             let restart = OverlayEngine.restored(
                 configuration: engine, state: channel.state, live: channel.live, history: channel.history,
                 devices: configuration.devices, now: clock.now())
             return Channel(
                 name: channel.name, number: number, engine: restart.value, restarted: restart.changes, clock: clock,
-                scheduler: scheduler, encoder: encoder, store: store, publisher: publisher,
+                scheduler: scheduler, encoder: encoder, store: store, streams: streams, publisher: publisher,
                 devices: configuration.devices, memory: memory)
         }
         self.channels = ChannelRegistry(
@@ -107,8 +111,8 @@ public final class OverlayService: Sendable {
             Channel(
                 name: name, number: number,
                 engine: OverlayEngine(configuration: engine, now: clock.now(), version: clock.firstVersion()),
-                clock: clock, scheduler: scheduler, encoder: encoder, store: store, publisher: publisher,
-                devices: configuration.devices, memory: memory)
+                clock: clock, scheduler: scheduler, encoder: encoder, store: store, streams: streams,
+                publisher: publisher, devices: configuration.devices, memory: memory)
         }
         let channels = self.channels
         messages = MessageHandlers(
@@ -153,8 +157,8 @@ public final class OverlayService: Sendable {
     }
 
     /// A service let go without `stop` (a test's direct calls) ends its readers and stops its
-    /// timer thread, so that nothing it made outlives it (a stream and its channel hold each
-    /// other until the stream ends); after a stop there is nothing left to end.
+    /// timer thread, so that nothing it made outlives it (a stream listed in its registry and the
+    /// registry hold each other until the stream ends); after a stop there is nothing left to end.
     deinit {
         releaseReaders()
         scheduler.stop()

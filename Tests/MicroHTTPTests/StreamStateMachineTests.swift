@@ -3,7 +3,7 @@ import Testing
 @testable import MicroHTTP
 
 /// The stream's state machine driven directly, each test a script of events with the action each
-/// must return. Close handlers are numbers; socket 5 stands for the connection's descriptor.
+/// must return. Listings are numbers; socket 5 stands for the connection's descriptor.
 @Suite("Stream state machine")
 struct StreamStateMachineTests {
     typealias Machine = StreamStateMachine<Int>
@@ -125,6 +125,41 @@ struct StreamStateMachineTests {
         #expect(Self.read(&machine) == (.wrote(8), "aacccccc"))
     }
 
+    /// Numbered pieces go out only in growing order: one numbered no higher than the last sent
+    /// (two writers racing, the later one with the older version) is skipped, as is one the
+    /// client said it has; unnumbered pieces go out whatever their place.
+    @Test func numberedPiecesOnlyGrow() {
+        var machine = Machine()
+        #expect(machine.send(Array("5".utf8), number: 5, limit: 100) == .queued)
+        #expect(machine.send(Array("4".utf8), number: 4, limit: 100) == .skipped)
+        #expect(machine.send(Array("5".utf8), number: 5, limit: 100) == .skipped)
+        #expect(machine.send(Array(":".utf8), limit: 100) == .queued)
+        #expect(machine.send(Array("6".utf8), number: 6, limit: 100) == .queued)
+        machine.skip(through: 8)
+        #expect(machine.lastNumber == 8)
+        #expect(machine.send(Array("8".utf8), number: 8, limit: 100) == .skipped)
+        // Skipping through an older number keeps the higher one.
+        machine.skip(through: 2)
+        #expect(machine.send(Array("7".utf8), number: 7, limit: 100) == .skipped)
+        #expect(machine.send(Array("9".utf8), number: 9, limit: 100) == .queued)
+        #expect(Self.read(&machine) == (.wrote(4), "5:69"))
+        #expect(machine.end() == .none)
+        #expect(machine.send(Array("10".utf8), number: 10, limit: 100) == .rejected)
+    }
+
+    /// A keep-alive goes out only when nothing waits to be sent: behind a backed-up client it
+    /// would be the newest piece, which the buffer keeps over the event not yet received.
+    @Test func keepAliveOnlyWhenIdle() {
+        var machine = Machine()
+        #expect(machine.send(Array("event".utf8), limit: 100) == .queued)
+        #expect(machine.sendIfIdle(Array(":".utf8), limit: 100) == .skipped)
+        #expect(Self.read(&machine) == (.wrote(5), "event"))
+        #expect(machine.sendIfIdle(Array(":".utf8), limit: 100) == .queued)
+        #expect(Self.read(&machine) == (.wrote(1), ":"))
+        #expect(machine.end() == .none)
+        #expect(machine.sendIfIdle(Array(":".utf8), limit: 100) == .rejected)
+    }
+
     /// The sweep peeks at a suspended stream's socket; a gone client's stream drops what it holds
     /// and is woken to end.
     @Test func clientGoneWhileSuspended() {
@@ -158,30 +193,31 @@ struct StreamStateMachineTests {
         #expect(machine.sweep() == .none)
         #expect(machine.clientGone() == .none)
         #expect(machine.suspendCompleted(socket: 5) == .none)
-        #expect(machine.released() == .call([]))
+        #expect(machine.released() == nil)
         #expect(machine.sweep() == .none)
         #expect(machine.clientGone() == .none)
     }
 
-    /// Release (the connection closed) calls the close handlers once; a handler added afterwards
-    /// is called at once.
-    @Test func releaseCallsCloseHandlers() {
+    /// The first listing is the stream's for life: a later one is told where it is. Release (the
+    /// connection closed) hands it back once to be taken off, and no listing is taken after it.
+    @Test func releaseHandsBackTheListing() {
         var machine = Machine()
-        #expect(machine.onClose(1) == .none)
-        #expect(machine.onClose(2) == .none)
-        #expect(machine.released() == .call([1, 2]))
-        #expect(machine.released() == .call([]))
-        #expect(machine.onClose(3) == .call([3]))
-        #expect(machine.isClosed)
+        #expect(machine.list(at: 1) == 1)
+        #expect(machine.list(at: 2) == 1)
+        #expect(!machine.isReleased)
+        #expect(machine.released() == 1)
+        #expect(machine.released() == nil)
+        #expect(machine.list(at: 3) == nil)
+        #expect(machine.isClosed && machine.isReleased)
     }
 
-    /// A send whose resume is in flight when the connection is released: the release still calls
-    /// the handlers, and everything after it is refused or asks for nothing.
+    /// A send whose resume is in flight when the connection is released: the release still hands
+    /// back the listing, and everything after it is refused or asks for nothing.
     @Test func releaseWhileSendInFlight() {
         var machine = Self.suspended()
-        #expect(machine.onClose(1) == .none)
+        #expect(machine.list(at: 1) == 1)
         #expect(machine.send(Array("event".utf8), limit: 100) == .resume)
-        #expect(machine.released() == .call([1]))
+        #expect(machine.released() == 1)
         #expect(machine.buffered == 0)
         #expect(machine.send(Array("event".utf8), limit: 100) == .rejected)
         #expect(machine.end() == .none)
@@ -192,7 +228,7 @@ struct StreamStateMachineTests {
     /// Released while suspended (the server stopped): nothing is resumed afterwards.
     @Test func releaseWhileSuspended() {
         var machine = Self.suspended()
-        #expect(machine.released() == .call([]))
+        #expect(machine.released() == nil)
         #expect(machine.send(Array("event".utf8), limit: 100) == .rejected)
         #expect(machine.end() == .none)
         #expect(machine.clientGone() == .none)

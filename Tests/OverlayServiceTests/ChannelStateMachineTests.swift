@@ -14,11 +14,11 @@ struct ChannelStateMachineTests {
         init(_ name: String) { description = name }
     }
 
-    typealias Machine = ChannelStateMachine<Reader, String>
+    typealias Machine = ChannelStateMachine<Reader>
 
     /// An action as a test compares it: readers by name, the overlay by version.
     enum Did: Equatable {
-        case notify(version: UInt64, waiters: [String], streams: [String])
+        case notify(version: UInt64, waiters: [String])
         case expire(version: UInt64, waiters: [String])
         case scheduleEngine(Instant?, generation: UInt64)
         case scheduleWaiters(Int64?, generation: UInt64)
@@ -27,8 +27,8 @@ struct ChannelStateMachineTests {
     static func did(_ transition: Machine.Transition) -> [Did] {
         transition.actions.map { action in
             switch action {
-            case .notify(let overlay, let waiters, let streams, _):
-                .notify(version: overlay.version, waiters: waiters.map(\.reader.description), streams: streams)
+            case .notify(let overlay, let waiters, _):
+                .notify(version: overlay.version, waiters: waiters.map(\.reader.description))
             case .expire(let version, let waiters):
                 .expire(version: version, waiters: waiters.map(\.reader.description))
             case .scheduleEngine(let at, let generation): .scheduleEngine(at, generation: generation)
@@ -56,16 +56,17 @@ struct ChannelStateMachineTests {
     }
 
     /// A new version with nobody reading and nothing published leaves nothing to do; with a
-    /// stream, the stream is sent the new version.
+    /// stream listed under the channel, its streams are sent the new version.
     @Test func aNewVersionGoesToTheReadersThereAre() {
         var machine = Self.machine()
         #expect(Self.did(Self.post(&machine, at: .zero)).isEmpty)
         #expect(machine.engine.version == 1)
-        _ = machine.subscribe(lastEventID: 1, now: .zero, monotonicNow: 0) { _ in "stream" }
-        #expect(
-            Self.did(Self.post(&machine, at: .zero)) == [.notify(version: 2, waiters: [], streams: ["stream"])])
+        machine.streamCount = 1
+        #expect(Self.did(Self.post(&machine, at: .zero)) == [.notify(version: 2, waiters: [])])
+        machine.streamCount = 0
+        #expect(Self.did(Self.post(&machine, at: .zero)).isEmpty)
         var published = Self.machine(publishes: true)
-        #expect(Self.did(Self.post(&published, at: .zero)) == [.notify(version: 1, waiters: [], streams: [])])
+        #expect(Self.did(Self.post(&published, at: .zero)) == [.notify(version: 1, waiters: [])])
     }
 
     /// A record is built only when something changed and only with a store; the sequence the
@@ -117,7 +118,7 @@ struct ChannelStateMachineTests {
         _ = machine.join(Reader("b"), since: 0, deadline: 6_000, now: .zero, monotonicNow: 0)
         #expect(
             Self.did(Self.post(&machine, at: .zero)) == [
-                .notify(version: 1, waiters: ["a", "b"], streams: []), .scheduleWaiters(nil, generation: 2),
+                .notify(version: 1, waiters: ["a", "b"]), .scheduleWaiters(nil, generation: 2),
             ])
         #expect(machine.waiters.isEmpty)
     }
@@ -182,31 +183,24 @@ struct ChannelStateMachineTests {
     }
 
     /// A stream that has seen the current version gets nothing at once; any other gets the
-    /// current overlay, and the stream is made knowing which.
+    /// current overlay.
     @Test func subscriptions() {
         var machine = Self.machine()
         _ = Self.post(&machine, at: .zero)
-        var seen: [UInt64?] = []
-        let (upToDate, _) = machine.subscribe(lastEventID: 1, now: .zero, monotonicNow: 0) {
-            seen.append($0)
-            return "up to date"
+        guard case (.subscribed(let none), _) = machine.subscribe(lastEventID: 1, now: .zero, monotonicNow: 0),
+            case (.subscribed(let current), _) = machine.subscribe(lastEventID: 0, now: .zero, monotonicNow: 0),
+            case (.subscribed(let fresh), _) = machine.subscribe(lastEventID: nil, now: .zero, monotonicNow: 0)
+        else {
+            Issue.record("not subscribed")
+            return
         }
-        let (behind, _) = machine.subscribe(lastEventID: 0, now: .zero, monotonicNow: 0) {
-            seen.append($0)
-            return "behind"
-        }
-        #expect(seen == [1, nil])
-        guard case .subscribed(let first, _, let none) = upToDate, case .subscribed(let second, _, let current) = behind
-        else { Issue.record("not subscribed"); return }
         #expect(none == nil)
         #expect(current?.version == 1)
-        #expect(first != second)
-        #expect(machine.streams.count == 2)
-        machine.unsubscribe(ticket: first)
-        #expect(machine.streams.all == ["behind"])
+        #expect(fresh?.version == 1)
     }
 
-    /// A channel is retired only once nobody reads it, and then takes no reader.
+    /// A channel is retired only once nobody reads it (no waiter waiting, no stream listed), and
+    /// then takes no reader.
     @Test func retirement() {
         var machine = Self.machine()
         let reader = Reader("a")
@@ -215,10 +209,14 @@ struct ChannelStateMachineTests {
         #expect(!retiredWhileWaiting)
         reader.hasResponded = true
         #expect(machine.waitingCount == 0)
+        machine.streamCount = 1
+        let retiredWhileStreamed = machine.retireIfUnread()
+        #expect(!retiredWhileStreamed && !machine.isIdle)
+        machine.streamCount = 0
         let retiredOnceAnswered = machine.retireIfUnread()
         #expect(retiredOnceAnswered)
         guard case (.retired, _) = machine.join(Reader("b"), since: 0, deadline: 1, now: .zero, monotonicNow: 0),
-            case (.retired, _) = machine.subscribe(lastEventID: nil, now: .zero, monotonicNow: 0, { _ in "s" })
+            case (.retired, _) = machine.subscribe(lastEventID: nil, now: .zero, monotonicNow: 0)
         else {
             Issue.record("a retired channel took a reader")
             return
@@ -297,14 +295,11 @@ struct ChannelStateMachineTests {
         #expect(transition.record == nil)
     }
 
-    /// Stopping hands out every waiter and stream; the waiters leave the channel.
+    /// Stopping hands out every waiter; the waiters leave the channel.
     @Test func release() {
         var machine = Self.machine()
         _ = machine.join(Reader("a"), since: 0, deadline: 5_000, now: .zero, monotonicNow: 0)
-        _ = machine.subscribe(lastEventID: nil, now: .zero, monotonicNow: 0) { _ in "s" }
-        let (waiters, streams) = machine.release()
-        #expect(waiters.map(\.reader.description) == ["a"])
-        #expect(streams == ["s"])
+        #expect(machine.release().map(\.reader.description) == ["a"])
         #expect(machine.waiters.isEmpty)
     }
 }

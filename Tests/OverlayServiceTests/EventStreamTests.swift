@@ -273,7 +273,7 @@ struct EventStreamTests {
 
             #expect(try live.get("/healthz").status == 200)
             // The server side of the stream holds at most its limit and one event more.
-            let buffered = live.server.http.parked.streams.map(\.bufferedBytes)
+            let buffered = live.server.http.streams.all.map(\.bufferedBytes)
             #expect(buffered.count == 1)
             #expect(buffered.allSatisfy { $0 <= bufferLimit + 4096 }, "buffered \(buffered)")
 
@@ -311,7 +311,7 @@ struct EventStreamTests {
                 let failures = Self.changeAtOnce(port: port, perThread: 250, prefix: "r\(rounds) ")
                 #expect(failures.isEmpty, "\(failures.prefix(5))")
                 rounds += 1
-                held = live.server.http.parked.streams.map(\.bufferedBytes)
+                held = live.server.http.streams.all.map(\.bufferedBytes)
             } while rounds < 10 && held.allSatisfy { $0 == 0 }
             #expect(held.count == 1 && held.allSatisfy { $0 > 0 }, "the stream never backed up: \(held)")
             let version = try #require(try live.version())

@@ -14,7 +14,8 @@ struct ServiceLifetimeTests {
         do {
             let service = try OverlayService.testing()
             #expect(service.answer(HTTPRequest("POST", "/messages", body: #"{"text": "hi"}"#)).status == 202)
-            // A reader still reading when the service is let go: its stream holds the channel.
+            // A reader still reading when the service is let go: the service ends it, so that its
+            // stream and the registry listing it let go of each other.
             #expect(service.answer(HTTPRequest("GET", "/events")).status == 200)
             released = service
             channel = service.channels.existing("default")

@@ -53,29 +53,27 @@ final class HeldReaders: Sendable {
         var token: String?
         if case .created(let id) = principal.kind { token = id }
         guard token != nil || principal.expiresAt != nil else { return }
-        let number = state.withLock { state in
+        let (number, over) = state.withLock { state in
             state.next += 1
             state.holds[state.next] = Hold(token: token, reader: reader)
+            var over: [Int] = []
             if state.holds.count > 2 * state.keptAtLastSweep + 64 {
-                state.holds = state.holds.filter { !$0.value.reader.isOver }
+                over = state.holds.compactMap { $0.value.reader.isOver ? $0.key : nil }
+                for number in over { state.holds[number] = nil }
                 state.keptAtLastSweep = state.holds.count
             }
-            return state.next
+            return (state.next, over)
         }
-        // The deadline before the close handler: a stream already closed runs the handler at
-        // once, which must find the deadline there to cancel.
+        // The expiries of readers that are over go with their holds, so that the scheduler keeps
+        // no more of them than there are holds (a JWT may have hours left). One that fires first
+        // finds its reader over: ending it again changes nothing.
+        if !over.isEmpty { scheduler.forget(over.map { .credential($0) }) }
         if let expiresAt = principal.expiresAt {
             let left = max(0, expiresAt - wallSeconds())
             let outlivesThePoll = seconds.map { Double(left) > $0 } ?? false
             if !outlivesThePoll {
                 let deadline = MonotonicClock.nanoseconds() + min(left, Int64.max / 2_000_000_000) * 1_000_000_000
                 scheduler.schedule(.credential(number), at: deadline) { [self] in end(number, AccessRefusal.expired) }
-            }
-        }
-        if case .stream(let stream) = reader {
-            stream.onClose { [self] in
-                state.withLock { _ = $0.holds.removeValue(forKey: number) }
-                scheduler.schedule(.credential(number), at: nil) {}
             }
         }
         // A revocation that looked for this token's readers before this one was listed: it is
@@ -89,7 +87,8 @@ final class HeldReaders: Sendable {
         for number in numbers { end(number, .revoked) }
     }
 
-    /// Ends the reader `number` with `refusal`, and forgets its expiry (nothing, once it fired).
+    /// Ends the reader `number` with `refusal`, and forgets its expiry (nothing, once it fired). A
+    /// reader already over is left as it is: its stream refuses the event and has ended.
     private func end(_ number: Int, _ refusal: AccessRefusal) {
         scheduler.schedule(.credential(number), at: nil) {}
         guard let hold = state.withLock({ $0.holds.removeValue(forKey: number) }) else { return }

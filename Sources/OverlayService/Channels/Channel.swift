@@ -12,8 +12,11 @@ import Platform
 /// order is the channel's, and a write is answered with the record's sequence), and releases the
 /// lock. Only then are its actions run: readers answered with the overlay encoded once for all of
 /// them, the version published, deadlines handed to the scheduler.
+///
+/// Its event streams are listed in the service's `StreamRegistry` under the channel's group, not
+/// in the machine: the registry takes a stream off when its connection ends.
 final class Channel: Sendable {
-    typealias Machine = ChannelStateMachine<WaitingReader, Subscriber>
+    typealias Machine = ChannelStateMachine<WaitingReader>
 
     let name: String
     private let number: Int
@@ -24,7 +27,10 @@ final class Channel: Sendable {
     /// Where every new version goes when publishing is configured.
     private let publisher: Publisher<OverlaySnapshot>?
     /// The machine and, beside it under the same lock, what reads of the overlay keep.
-    private let state: Lock<ChannelState<WaitingReader, Subscriber>>
+    private let state: Lock<ChannelState<WaitingReader>>
+    /// Where the channel's event streams are listed (the server's registry), and their group there.
+    private let streams: StreamRegistry
+    private let group = StreamGroup()
     /// The page of `GET /messages` built last (see `PageCache`).
     let pages = PageCache()
     /// The version the channel was made with: what a read of it showed before it existed stands
@@ -36,11 +42,12 @@ final class Channel: Sendable {
     /// from then on the store holds this run's state of it (what a failed commit goes back to).
     init(
         name: String, number: Int, engine: OverlayEngine, restarted: Changes? = nil, clock: ServiceClock,
-        scheduler: DeadlineScheduler, encoder: OverlayEncoder, store: OverlayStore?,
+        scheduler: DeadlineScheduler, encoder: OverlayEncoder, store: OverlayStore?, streams: StreamRegistry,
         publisher: Publisher<OverlaySnapshot>? = nil, devices: [String: DeviceProfile] = [:],
         memory: MemoryAccount? = nil
     ) {
         self.name = name
+        self.streams = streams
         self.number = number
         self.clock = clock
         self.scheduler = scheduler
@@ -203,15 +210,20 @@ final class Channel: Sendable {
     /// current version (a reconnecting client that has seen it), then every new version.
     /// Returns false, subscribing nothing, if the channel has been retired (see `retireIfUnread`).
     func subscribe(_ stream: HTTPStream, lastEventID: UInt64?) -> Bool {
+        // A client that has the current version is not sent it again, even by its fan-out racing
+        // this subscription.
+        if let lastEventID, withMachine({ $0.engine.version }) == lastEventID { stream.skip(through: lastEventID) }
+        // Listed before the version is read: every version after this read reaches the stream by
+        // its fan-out, this one is sent below, and a stream sends no version older than one it
+        // was sent (`HTTPStream.send(_:number:limit:)`), whichever comes first.
+        guard streams.list(stream, in: group) else { return true }
         let (subscription, _) = transact { machine, now, monotonicNow in
-            machine.subscribe(lastEventID: lastEventID, now: now, monotonicNow: monotonicNow) {
-                Subscriber(stream: stream, lastSent: $0)
-            }
+            machine.subscribe(lastEventID: lastEventID, now: now, monotonicNow: monotonicNow)
         }
-        guard case .subscribed(let ticket, let subscriber, let current) = subscription else { return false }
-        // Strong: the stream drops its close handlers once it has called them.
-        stream.onClose { [self] in withMachine { $0.unsubscribe(ticket: ticket) } }
-        if let current { subscriber.deliver(current.version, encoder.event(current), limit: encoder.streamBufferBytes) }
+        guard case .subscribed(let current) = subscription else { return false }
+        if let current {
+            stream.send(encoder.event(current), number: current.version, limit: encoder.streamBufferBytes)
+        }
         return true
     }
 
@@ -223,16 +235,14 @@ final class Channel: Sendable {
 
     /// Sends `comment` to every stream, so that proxies keep them open and dead clients are found.
     func heartbeat(_ comment: [UInt8]) {
-        for subscriber in withMachine({ $0.streams.all }) {
-            subscriber.heartbeat(comment, limit: encoder.streamBufferBytes)
-        }
+        streams.forEach(in: group) { $0.sendIfIdle(comment, limit: encoder.streamBufferBytes) }
     }
 
     /// The server is stopping: waiters get 503 now, streams end after what they hold.
     func releaseReaders() {
-        var (waiters, subscribers) = withMachine { $0.release() }
+        var waiters = withMachine { $0.release() }
         waiters.answerAll(APIError.shuttingDown.response)
-        for subscriber in subscribers { subscriber.stream.end() }
+        streams.forEach(in: group) { $0.end() }
     }
 
     /// Deletes the channel: its long-polls are answered 404, its streams end, its deadlines are
@@ -258,7 +268,7 @@ final class Channel: Sendable {
     /// machine's answer and its removal record already taken; submits the record.
     @discardableResult
     private func finishDeletion(
-        _ deleted: (waiters: [Machine.Waiter], streams: [Subscriber], record: ChannelRecord?)
+        _ deleted: (waiters: [Machine.Waiter], record: ChannelRecord?)
     ) -> UInt64? {
         var deleted = deleted
         var sequence: UInt64?
@@ -268,7 +278,7 @@ final class Channel: Sendable {
             sequence = submitted
         }
         deleted.waiters.answerAll(APIError.notFound("channel \(name) was deleted").response)
-        for subscriber in deleted.streams { subscriber.stream.end() }
+        streams.forEach(in: group) { $0.end() }
         forgetTimers()
         return sequence
     }
@@ -279,14 +289,20 @@ final class Channel: Sendable {
         scheduler.forget([.engine(channel: number), .waiters(channel: number)])
     }
 
-    var subscriberCount: Int { withMachine { $0.streams.count } }
+    /// Event streams listed under the channel (until their connections end).
+    var subscriberCount: Int { group.count }
     /// Waiters still waiting (a waiter whose client went away has been answered by the sweep).
     var waiterCount: Int { withMachine { $0.waitingCount } }
 
-    /// Runs `body` on the machine under the lock.
+    /// Runs `body` on the machine under the lock, told first how many streams are listed under
+    /// the channel (under the lock: a subscriber lists its stream before it takes the lock, so an
+    /// event after its subscription counts it).
     @inline(__always)
     private func withMachine<T>(_ body: (inout Machine) throws -> T) rethrows -> T {
-        try state.withLock { try body(&$0.machine) }
+        try state.withLock { state in
+            state.machine.streamCount = group.count
+            return try body(&state.machine)
+        }
     }
 
     // MARK: - The one path
@@ -326,7 +342,7 @@ final class Channel: Sendable {
         pending.reverse()
         while let action = pending.popLast() {
             switch consume action {
-            case .notify(let overlay, var waiters, let streams, let tap):
+            case .notify(let overlay, var waiters, let tap):
                 publisher?.offer(channel: name, version: overlay.version, payload: overlay)
                 if !waiters.isEmpty {
                     // Built once in libmicrohttpd for every waiter: thousands of long-polls cost
@@ -335,13 +351,13 @@ final class Channel: Sendable {
                     response.prepare(dated: true)
                     waiters.answerAll(response)
                 }
-                if !streams.isEmpty {
+                if group.count > 0 {
                     // A tap goes in the same delivery as its version's overlay, right after it:
                     // one piece, so that no stream gets one without the other, or them apart.
                     var event = encoder.event(overlay)
                     if let tap { event += encoder.tapEvent(tap) }
-                    SubscriberList.deliver(
-                        event, version: overlay.version, to: streams, limit: encoder.streamBufferBytes)
+                    let limit = encoder.streamBufferBytes
+                    streams.forEach(in: group) { $0.send(event, number: overlay.version, limit: limit) }
                 }
             case .expire(let version, var waiters):
                 var response = encoder.notModified(version: version)

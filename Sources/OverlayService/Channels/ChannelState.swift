@@ -1,8 +1,8 @@
 import OverlayEngine
 
 /// What a channel's lock guards: its machine, and beside it what reads of the overlay keep.
-struct ChannelState<Reader: ParkedReader, Stream> {
-    var machine: ChannelStateMachine<Reader, Stream>
+struct ChannelState<Reader: ParkedReader> {
+    var machine: ChannelStateMachine<Reader>
     var reads = OverlayReads()
 
     /// The answer to a read whose machine said the version is current: the kept answer of this

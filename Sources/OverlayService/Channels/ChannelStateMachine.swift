@@ -8,16 +8,18 @@ protocol ParkedReader {
 }
 
 /// Everything a channel holds behind its lock, as a value: the engine, the readers waiting for
-/// its next version, its event streams, what the scheduler was told, and the read caches.
+/// its next version, what the scheduler was told, and the read caches. Its event streams are the
+/// server's `StreamRegistry`'s, under the channel's group; the machine is told how many there are
+/// (`streamCount`) and decides as that count says.
 ///
 /// Each event takes the current time as an argument (the overlay's clock and the monotonic one
 /// for wall-clock waits) and returns what the driver must do, as `Action`s to run after the lock
 /// is released, plus the record a store must take under the lock. It calls nothing and reads no
 /// clock, so every rule here is tested without sockets or threads (ChannelStateMachineTests).
 ///
-/// Generic over the reader and the stream only so that tests park plain objects; `Channel`
-/// specialises it to libmicrohttpd's responders and the service's subscribers.
-struct ChannelStateMachine<Reader: ParkedReader, Stream> {
+/// Generic over the reader only so that tests park plain objects; `Channel` specialises it to
+/// libmicrohttpd's responders.
+struct ChannelStateMachine<Reader: ParkedReader> {
     /// A long-poll parked until the version moves or its time is up.
     struct Waiter {
         /// Monotonic nanoseconds after which the waiter gets 304.
@@ -27,9 +29,9 @@ struct ChannelStateMachine<Reader: ParkedReader, Stream> {
 
     /// What the driver does once the lock is released.
     enum Action {
-        /// A new version: offered to the publisher, sent to every waiter and stream listed (the
-        /// streams also hear of a reader's tap that came with it).
-        case notify(OverlaySnapshot, waiters: [Waiter], streams: [Stream], tap: MessageTap?)
+        /// A new version: offered to the publisher, sent to every waiter and to the channel's
+        /// streams (which also hear of a reader's tap that came with it).
+        case notify(OverlaySnapshot, waiters: [Waiter], tap: MessageTap?)
         /// Waiters whose time is up: 304 with `version`, which they already have.
         case expire(version: UInt64, waiters: [Waiter])
         /// The engine's next deadline for the scheduler (nil: none), in engine time.
@@ -64,8 +66,11 @@ struct ChannelStateMachine<Reader: ParkedReader, Stream> {
     /// What the engine's messages cost (`MessageMemory`) when last counted into `setting.memory`.
     private var counted = 0
     private(set) var waiters: [Waiter] = []
-    private(set) var streams = TicketList<Stream>()
-    private var nextTicket = 0
+    /// How many event streams the registry lists under the channel: an input, which the driver
+    /// reads before each event as it reads the time (only whether there are any is decided on).
+    /// An event that goes by an older reading misses no stream: a subscription is an event of its
+    /// own, after its stream is listed, and reads the version it sends.
+    var streamCount = 0
     /// The engine deadline the scheduler holds (nil once it fired): only an earlier one is handed
     /// over, so a stream of writes that each move it later costs no scheduling.
     private(set) var engineTimer: Instant?
@@ -166,34 +171,24 @@ struct ChannelStateMachine<Reader: ParkedReader, Stream> {
     /// What became of an event stream that asked to subscribe.
     enum Subscription {
         case retired
-        /// Listed under `ticket`; `current` is the overlay to send it first (nil when its
-        /// `Last-Event-ID` is the current version).
-        case subscribed(ticket: Int, stream: Stream, current: OverlaySnapshot?)
+        /// `current` is the overlay to send it first (nil when its `Last-Event-ID` is the current
+        /// version).
+        case subscribed(current: OverlaySnapshot?)
     }
 
-    /// An event stream from now on. `make` gets the version the stream has already seen (its
-    /// `Last-Event-ID` when that is the current version, else nil).
+    /// An event stream from now on, listed under the channel (and counted in `streamCount`)
+    /// before this event: every version after the one this reads reaches it by the fan-out.
     mutating func subscribe(
-        lastEventID: UInt64?, now: Instant, monotonicNow: Int64, _ make: (_ lastSent: UInt64?) -> Stream
+        lastEventID: UInt64?, now: Instant, monotonicNow: Int64
     ) -> (Subscription, Transition) {
         guard !retired else { return (.retired, Transition()) }
         let before = Before(self)
         let changes = engine.advance(to: now)
-        let ticket = nextTicket
-        nextTicket += 1
         // An id that is not the current version (older, or from before a restart of an
         // ephemeral server) gets the current overlay at once.
         let upToDate = engine.version == lastEventID
-        let stream = make(upToDate ? lastEventID : nil)
-        streams.add(stream, ticket: ticket)
-        let subscription = Subscription.subscribed(
-            ticket: ticket, stream: stream, current: upToDate ? nil : engine.overlay(at: now))
+        let subscription = Subscription.subscribed(current: upToDate ? nil : engine.overlay(at: now))
         return (subscription, conclude(before, changes, now, monotonicNow))
-    }
-
-    /// The stream of `ticket` closed.
-    mutating func unsubscribe(ticket: Int) {
-        streams.remove(ticket: ticket)
     }
 
     /// A commit of this channel's changes failed. The engine goes back to what the database holds
@@ -222,15 +217,17 @@ struct ChannelStateMachine<Reader: ParkedReader, Stream> {
         initialRecord = nil
     }
 
-    /// The server is stopping: every waiter and stream, handed out (waiters leave the channel).
-    mutating func release() -> (waiters: [Waiter], streams: [Stream]) {
+    /// The server is stopping: every waiter, handed out (they leave the channel). The driver ends
+    /// the channel's streams.
+    mutating func release() -> [Waiter] {
         defer { waiters = [] }
-        return (waiters, streams.all)
+        return waiters
     }
 
-    /// The channel is deleted: no reader may join it, and every waiter and stream is handed out
-    /// to be ended. With a store, the record that removes its rows, for the driver to submit.
-    mutating func delete() -> (waiters: [Waiter], streams: [Stream], record: ChannelRecord?) {
+    /// The channel is deleted: no reader may join it, and every waiter is handed out to be ended
+    /// (the driver ends the streams). With a store, the record that removes its rows, for the
+    /// driver to submit.
+    mutating func delete() -> (waiters: [Waiter], record: ChannelRecord?) {
         retired = true
         deleted = true
         setting.memory?.add(-counted)
@@ -240,28 +237,26 @@ struct ChannelStateMachine<Reader: ParkedReader, Stream> {
             record = ChannelRecord(name: setting.name, engine: engine, changes: Changes())
             record?.removed = true
         }
-        let released = release()
-        streams = TicketList<Stream>()
-        return (released.waiters, released.streams, record)
+        return (release(), record)
     }
 
     /// Whether the channel holds nothing and nobody reads it: no message shown, queued or
     /// scheduled, no stream, no waiter. What `channelIdleSeconds` retires once it lasts.
     var isIdle: Bool {
         engine.phase == .hidden && engine.current == nil && engine.queue.isEmpty
-            && engine.scheduledMessages.isEmpty && streams.isEmpty && waitingCount == 0
+            && engine.scheduledMessages.isEmpty && streamCount == 0 && waitingCount == 0
     }
 
     /// Deletes the channel if it is idle and still at `version` (nothing has happened since it
     /// was found idle): as `delete`, or nil.
-    mutating func deleteIfIdle(at version: UInt64) -> (waiters: [Waiter], streams: [Stream], record: ChannelRecord?)? {
+    mutating func deleteIfIdle(at version: UInt64) -> (waiters: [Waiter], record: ChannelRecord?)? {
         guard !deleted, isIdle, engine.version == version else { return nil }
         return delete()
     }
 
     /// Retires the channel if nobody reads it (no stream, no waiter still waiting); whether it did.
     mutating func retireIfUnread() -> Bool {
-        guard streams.isEmpty, waiters.allSatisfy({ $0.reader.hasResponded }) else { return false }
+        guard streamCount == 0, waiters.allSatisfy({ $0.reader.hasResponded }) else { return false }
         retired = true
         return true
     }
@@ -303,7 +298,7 @@ extension ChannelStateMachine {
         var waitersChanged = waiters.count != before.waiters
         // Waiters only join in an event; any that left make the earliest deadline a full scan.
         var waitersLeft = waiters.count < before.waiters
-        if engine.version != before.version && (setting.publishes || !streams.isEmpty || !waiters.isEmpty) {
+        if engine.version != before.version && (setting.publishes || streamCount > 0 || !waiters.isEmpty) {
             // Moved out, not copied: the array's storage goes to the fan-out as it is.
             let answered = waiters
             waiters = []
@@ -311,8 +306,7 @@ extension ChannelStateMachine {
                 waitersChanged = true
                 waitersLeft = true
             }
-            transition.actions.append(
-                .notify(engine.overlay(at: now), waiters: answered, streams: streams.all, tap: changes.tapped))
+            transition.actions.append(.notify(engine.overlay(at: now), waiters: answered, tap: changes.tapped))
         }
         // Waiters are only scanned once the earliest of them is due, not on every event.
         if let earliest = waitersTimer, earliest <= monotonicNow {
@@ -359,9 +353,9 @@ extension ChannelStateMachine {
     }
 }
 
-extension ChannelStateMachine: Sendable where Reader: Sendable, Stream: Sendable {}
+extension ChannelStateMachine: Sendable where Reader: Sendable {}
 extension ChannelStateMachine.Waiter: Sendable where Reader: Sendable {}
-extension ChannelStateMachine.Action: Sendable where Reader: Sendable, Stream: Sendable {}
-extension ChannelStateMachine.Transition: Sendable where Reader: Sendable, Stream: Sendable {}
-extension ChannelStateMachine.Join: Sendable where Reader: Sendable, Stream: Sendable {}
-extension ChannelStateMachine.Subscription: Sendable where Reader: Sendable, Stream: Sendable {}
+extension ChannelStateMachine.Action: Sendable where Reader: Sendable {}
+extension ChannelStateMachine.Transition: Sendable where Reader: Sendable {}
+extension ChannelStateMachine.Join: Sendable where Reader: Sendable {}
+extension ChannelStateMachine.Subscription: Sendable where Reader: Sendable {}

@@ -74,6 +74,9 @@ final class DeadlineScheduler: Sendable {
     /// Keys whose handover order is kept (for tests of `forget`).
     var orderedKeys: Int { thread.withLock { $0.state.deadlines.orderedKeys } }
 
+    /// Deadlines waiting to fire (for tests of those cancelled).
+    var pending: Int { thread.withLock { $0.state.deadlines.count } }
+
     /// Ends the thread and waits for it; pending deadlines are dropped (with what their actions
     /// hold).
     func stop() {

@@ -1,7 +1,8 @@
 import MicroHTTP
-import OverlayService
 import ServiceTestSupport
 import TestSupport
+
+@testable import OverlayService
 
 /// overlayd's service behind libmicrohttpd as `OverlayServer` puts it, but without the
 /// once-a-second sweep of readers whose clients left: for the tests of the other ways such a
@@ -20,7 +21,9 @@ final class UnsweptServer: Sendable {
         options.port = 0
         options.threads = configuration.threads
         do {
-            http = try HTTPServer(options: options) { request, responder in service.handle(request, responder) }
+            http = try HTTPServer(
+                options: options, handler: { request, responder in service.handle(request, responder) },
+                streams: service.streams)
         } catch {
             service.shutdown()
             throw error
