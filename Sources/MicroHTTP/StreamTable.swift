@@ -58,13 +58,14 @@ struct StreamTable {
     /// Takes the stream at `place` out of its list, the last one moving into its place; the
     /// stream's own entry in `places` is the caller's.
     private mutating func take(from place: Place) {
-        let last = lists[place.group]!.streams.count - 1
-        if place.index != last {
-            lists[place.group]!.streams.swapAt(place.index, last)
-            places[ObjectIdentifier(lists[place.group]!.streams[place.index])]!.index = place.index
+        // Taken out of the dictionary and put back: one lookup, and the array stays unique.
+        var list = lists.removeValue(forKey: place.group)!
+        let last = list.streams.removeLast()
+        if place.index < list.streams.count {
+            list.streams[place.index] = last
+            places[ObjectIdentifier(last)]!.index = place.index
         }
-        lists[place.group]!.streams.removeLast()
-        lists[place.group]!.group?.listed.subtract(1, ordering: .relaxed)
-        if lists[place.group]!.streams.isEmpty { lists[place.group] = nil }
+        list.group?.listed.subtract(1, ordering: .relaxed)
+        if !list.streams.isEmpty { lists[place.group] = list }
     }
 }
