@@ -63,11 +63,18 @@ public final class StreamRegistry: Sendable {
     /// Calls `body` with every stream listed under `group`: each shard's array is taken under its
     /// lock as it is and walked after it. A stream listed meanwhile may be missed or not; its
     /// subscriber sends it what it missed (see `Channel.subscribe`).
+    ///
+    /// The calling thread's own shard comes last. A pool thread writes its streams only when it
+    /// is free, so a fan-out from a pool thread hands the other threads their streams first; they
+    /// write while it goes on, and its own are written when it returns.
     @inline(__always)
     public func forEach(in group: StreamGroup, _ body: (HTTPStream) -> Void) {
         guard group.count > 0 else { return }
-        for shard in shards.all {
-            let streams = shard.table.withLock { $0.streams(in: group) }
+        let own = ThreadShard.current
+        for step in 1...ThreadShard.count {
+            let streams = shards.with((own + step) % ThreadShard.count) { shard in
+                shard.table.withLock { $0.streams(in: group) }
+            }
             for stream in streams { body(stream) }
         }
     }

@@ -78,6 +78,27 @@ struct StreamRegistryTests {
         #expect(group.count == 0)
     }
 
+    /// A fan-out walks the other threads' shards first and the caller's own last: the other pool
+    /// threads get their streams to write while the caller is still sending.
+    @Test func theCallersOwnShardComesLast() {
+        let registry = StreamRegistry()
+        let group = StreamGroup()
+        // One stream in each shard: listed there by the server, then moved into the group.
+        let streams = (0..<ThreadShard.count).map { shard in
+            let stream = HTTPStream()
+            registry.listIfAbsent(stream, shard: shard)
+            registry.list(stream, in: group)
+            return stream
+        }
+        defer { for stream in streams { stream.end() } }
+        var order: [ObjectIdentifier] = []
+        registry.forEach(in: group) { order.append(ObjectIdentifier($0)) }
+        let own = ThreadShard.current
+        let expected = (1...ThreadShard.count).map { ObjectIdentifier(streams[(own + $0) % ThreadShard.count]) }
+        #expect(order == expected)
+        #expect(order.last == ObjectIdentifier(streams[own]))
+    }
+
     /// A server whose every request is a stream sent one block; `/grouped` ones its handler lists
     /// under `group` too, as the service lists a channel's.
     static func serving(_ registry: StreamRegistry, group: StreamGroup) throws -> HTTPServer {
