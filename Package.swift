@@ -50,7 +50,11 @@ let package = Package(
         // What every layer with I/O shares: the monotonic clock, the one address parser, threads.
         .target(name: "Platform", swiftSettings: strict),
         // The one room where C lives: libmicrohttpd turned into Request -> Response.
-        .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD", "Platform"], swiftSettings: strict),
+        // Its `epoll_wait` must be in the executable's dynamic symbols for libmicrohttpd's calls to
+        // bind to it (EpollContinuation.swift): a definition alone satisfies no versioned reference.
+        .target(
+            name: "MicroHTTP", dependencies: ["CMicroHTTPD", "Platform"], swiftSettings: strict,
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=epoll_wait"])]),
         // Hashes, MACs and random secrets from libcrypto, behind a Swift API that shows no C type.
         .target(name: "Crypto", dependencies: ["CCrypto"], swiftSettings: strict),
         // A JWT's signature verified by libjwt, its header's algorithm checked first; no clock.

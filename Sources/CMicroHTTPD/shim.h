@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <limits.h>
 #include <fcntl.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <microhttpd.h>

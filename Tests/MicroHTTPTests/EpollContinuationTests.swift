@@ -1,0 +1,141 @@
+import CMicroHTTPD
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import MicroHTTP
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The process's `epoll_wait`, which libmicrohttpd's loop calls: a wait right after one that
+/// filled its buffer returns at once, any other waits as asked.
+@Suite("epoll_wait after a full batch")
+struct EpollContinuationTests {
+    /// An epoll set watching `ready` pipes that hold a byte (edge-triggered, as libmicrohttpd
+    /// watches its connections) and one more, `wake`, empty yet.
+    final class ReadySet: Sendable {
+        let set: Int32
+        /// The pipes' ends: `[read, write]` each.
+        let ready: [[Int32]]
+        let wake: [Int32]
+
+        init(ready count: Int) {
+            func pipeEnds() -> [Int32] {
+                var ends: [Int32] = [-1, -1]
+                precondition(pipe(&ends) == 0)
+                return ends
+            }
+            set = epoll_create1(Int32(EPOLL_CLOEXEC))
+            ready = (0..<count).map { _ in pipeEnds() }
+            wake = pipeEnds()
+            for ends in ready { _ = write(ends[1], "x", 1) }
+            for descriptor in ready.map({ $0[0] }) + [wake[0]] {
+                var interest = epoll_event()
+                interest.events = EPOLLIN.rawValue | EPOLLET.rawValue
+                interest.data.fd = descriptor
+                precondition(epoll_ctl(set, EPOLL_CTL_ADD, descriptor, &interest) == 0)
+            }
+        }
+
+        /// Waits for at most 128 events, as libmicrohttpd does.
+        func wait(timeout: Int32) -> Int32 {
+            var events = [epoll_event](repeating: epoll_event(), count: 128)
+            return epoll_wait(set, &events, 128, timeout)
+        }
+
+        func makeWakeReady() {
+            _ = write(wake[1], "x", 1)
+        }
+
+        deinit {
+            for descriptor in ready.joined() + wake + [set] { close(descriptor) }
+        }
+    }
+
+    /// The first line of a file under /proc.
+    static func procLine(_ path: String) -> String? {
+        guard let file = fopen(path, "re") else { return nil }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 1024)
+        guard fgets(&line, Int32(line.count), file) != nil else { return nil }
+        return String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The calling thread's kernel id (the first field of its /proc stat).
+    static func threadID() -> Int32 {
+        Int32(procLine("/proc/thread-self/stat")?.split(separator: " ").first ?? "") ?? 0
+    }
+
+    /// Whether thread `tid` sleeps in a system call (/proc: state S, after the command name).
+    static func sleeps(_ tid: Int32) -> Bool {
+        guard let stat = procLine("/proc/self/task/\(tid)/stat"), let close = stat.lastIndex(of: ")") else {
+            return false
+        }
+        return stat[close...].dropFirst(2).first == "S"
+    }
+
+    @Test func libmicrohttpdsCallsBindToThisProcesssWait() {
+        // RTLD_DEFAULT: the global scope, which the dynamic linker searches for libmicrohttpd too.
+        let bound = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "epoll_wait")
+        #expect(bound == unsafeBitCast(EpollContinuation.entry, to: UnsafeMutableRawPointer.self))
+    }
+
+    /// 128 ready fill the buffer; the next wait, nothing being ready, returns 0 at once. A wait
+    /// that slept would return the wake's event, which a thread sends once patience runs out.
+    @Test func aWaitAfterAFullBatchReturnsAtOnce() {
+        let ready = ReadySet(ready: 128)
+        #expect(ready.wait(timeout: -1) == 128)
+        let done = Atomic(false)
+        onDetachedThread {
+            _ = eventually { done.load(ordering: .acquiring) }
+            ready.makeWakeReady()
+        }
+        #expect(ready.wait(timeout: -1) == 0)
+        done.store(true, ordering: .releasing)
+    }
+
+    /// 127 ready do not fill it: the next wait sleeps until the wake's event.
+    @Test func aWaitAfterABatchThatWasNotFullSleeps() {
+        let ready = ReadySet(ready: 127)
+        let result = Atomic<Int32>(-2)
+        let tid = Atomic<Int32>(0)
+        onDetachedThread {
+            #expect(ready.wait(timeout: -1) == 127)
+            tid.store(Self.threadID(), ordering: .releasing)
+            result.store(ready.wait(timeout: -1), ordering: .releasing)
+        }
+        // Asleep in the second wait, or (were it cut short) done with it. (A wake sent before that
+        // wait began would let a broken one pass, never fail a sound one.)
+        #expect(
+            eventually {
+                result.load(ordering: .acquiring) != -2
+                    || (tid.load(ordering: .acquiring) != 0 && Self.sleeps(tid.load(ordering: .acquiring)))
+            })
+        ready.makeWakeReady()
+        #expect(eventually { result.load(ordering: .acquiring) != -2 })
+        #expect(result.load(ordering: .acquiring) == 1)
+    }
+
+    /// A full batch on one set does not cut short the next wait on another.
+    @Test func aFullBatchOnAnotherSetIsNotContinued() {
+        let full = ReadySet(ready: 128)
+        let other = ReadySet(ready: 0)
+        let result = Atomic<Int32>(-2)
+        let tid = Atomic<Int32>(0)
+        onDetachedThread {
+            #expect(full.wait(timeout: -1) == 128)
+            tid.store(Self.threadID(), ordering: .releasing)
+            result.store(other.wait(timeout: -1), ordering: .releasing)
+        }
+        #expect(
+            eventually {
+                result.load(ordering: .acquiring) != -2
+                    || (tid.load(ordering: .acquiring) != 0 && Self.sleeps(tid.load(ordering: .acquiring)))
+            })
+        other.makeWakeReady()
+        #expect(eventually { result.load(ordering: .acquiring) != -2 })
+        #expect(result.load(ordering: .acquiring) == 1)
+    }
+}
