@@ -75,7 +75,14 @@ public final class StreamRegistry: Sendable {
             let streams = shards.with((own + step) % ThreadShard.count) { shard in
                 shard.table.withLock { $0.streams(in: group) }
             }
-            for stream in streams { body(stream) }
+            // Each stream borrowed from the copied list, which holds it for the walk: a retain and
+            // a release of each one per event otherwise (bench/instructions --only sse: 3,310
+            // instructions a stream event without, 3,232 with; medians of six runs).
+            streams.withUnsafeBufferPointer { streams in
+                for index in streams.indices {
+                    Unmanaged.passUnretained(streams[index])._withUnsafeGuaranteedRef(body)
+                }
+            }
         }
     }
 

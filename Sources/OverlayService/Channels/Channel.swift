@@ -354,10 +354,12 @@ final class Channel: Sendable {
                 if group.count > 0 {
                     // A tap goes in the same delivery as its version's overlay, right after it:
                     // one piece, so that no stream gets one without the other, or them apart.
-                    var event = encoder.event(overlay)
-                    if let tap { event += encoder.tapEvent(tap) }
-                    let limit = encoder.streamBufferBytes
-                    streams.forEach(in: group) { $0.send(event, number: overlay.version, limit: limit) }
+                    var built = encoder.event(overlay)
+                    if let tap { built += encoder.tapEvent(tap) }
+                    // A constant for the walk: the closure would box a variable, and retain and
+                    // release its array around each stream's send.
+                    let (event, version, limit) = (built, overlay.version, encoder.streamBufferBytes)
+                    streams.forEach(in: group) { $0.send(event, number: version, limit: limit) }
                 }
             case .expire(let version, var waiters):
                 var response = encoder.notModified(version: version)
