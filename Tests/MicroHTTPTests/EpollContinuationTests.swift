@@ -96,46 +96,36 @@ struct EpollContinuationTests {
         done.store(true, ordering: .releasing)
     }
 
-    /// 127 ready do not fill it: the next wait sleeps until the wake's event.
-    @Test func aWaitAfterABatchThatWasNotFullSleeps() {
-        let ready = ReadySet(ready: 127)
+    /// Waits on `first` (which must return `batch`), then on `second`, on a thread of its own;
+    /// once that thread sleeps in the second wait (or, were it cut short, is done with it), makes
+    /// `second`'s wake ready. Returns what the second wait returned: 1 if it slept until the wake.
+    /// (A wake sent before that wait began would let a broken rule pass, never fail a sound one.)
+    static func secondWait(after first: ReadySet, returning batch: Int32, on second: ReadySet) -> Int32 {
         let result = Atomic<Int32>(-2)
         let tid = Atomic<Int32>(0)
         onDetachedThread {
-            #expect(ready.wait(timeout: -1) == 127)
-            tid.store(Self.threadID(), ordering: .releasing)
-            result.store(ready.wait(timeout: -1), ordering: .releasing)
+            #expect(first.wait(timeout: -1) == batch)
+            tid.store(threadID(), ordering: .releasing)
+            result.store(second.wait(timeout: -1), ordering: .releasing)
         }
-        // Asleep in the second wait, or (were it cut short) done with it. (A wake sent before that
-        // wait began would let a broken one pass, never fail a sound one.)
         #expect(
             eventually {
                 result.load(ordering: .acquiring) != -2
-                    || (tid.load(ordering: .acquiring) != 0 && Self.sleeps(tid.load(ordering: .acquiring)))
+                    || (tid.load(ordering: .acquiring) != 0 && sleeps(tid.load(ordering: .acquiring)))
             })
-        ready.makeWakeReady()
+        second.makeWakeReady()
         #expect(eventually { result.load(ordering: .acquiring) != -2 })
-        #expect(result.load(ordering: .acquiring) == 1)
+        return result.load(ordering: .acquiring)
+    }
+
+    /// 127 ready do not fill it: the next wait sleeps until the wake's event.
+    @Test func aWaitAfterABatchThatWasNotFullSleeps() {
+        let ready = ReadySet(ready: 127)
+        #expect(Self.secondWait(after: ready, returning: 127, on: ready) == 1)
     }
 
     /// A full batch on one set does not cut short the next wait on another.
     @Test func aFullBatchOnAnotherSetIsNotContinued() {
-        let full = ReadySet(ready: 128)
-        let other = ReadySet(ready: 0)
-        let result = Atomic<Int32>(-2)
-        let tid = Atomic<Int32>(0)
-        onDetachedThread {
-            #expect(full.wait(timeout: -1) == 128)
-            tid.store(Self.threadID(), ordering: .releasing)
-            result.store(other.wait(timeout: -1), ordering: .releasing)
-        }
-        #expect(
-            eventually {
-                result.load(ordering: .acquiring) != -2
-                    || (tid.load(ordering: .acquiring) != 0 && Self.sleeps(tid.load(ordering: .acquiring)))
-            })
-        other.makeWakeReady()
-        #expect(eventually { result.load(ordering: .acquiring) != -2 })
-        #expect(result.load(ordering: .acquiring) == 1)
+        #expect(Self.secondWait(after: ReadySet(ready: 128), returning: 128, on: ReadySet(ready: 0)) == 1)
     }
 }
