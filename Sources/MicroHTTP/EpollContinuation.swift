@@ -4,8 +4,8 @@ internal import CMicroHTTPD
     import Glibc
 #endif
 
-/// libmicrohttpd's epoll loop (0.9.75, and 1.0.0 still) takes the kernel's ready list in batches
-/// of 128 and, after a full batch, calls `epoll_wait` again with the loop's own timeout before it
+/// MHD 0.9.75 (and 1.0.0 still): its epoll loop takes the kernel's ready list in batches of 128
+/// and, after a full batch, calls `epoll_wait` again with the loop's own timeout before it
 /// serves any of them: when nothing else was ready, its thread sleeps with 128 connections taken
 /// and unserved until something else happens on it or the idle timeout passes. A fan-out's 128
 /// answers, or 128 requests arriving while the thread is busy, are such a batch.
