@@ -54,25 +54,15 @@ struct EpollContinuationTests {
         }
     }
 
-    /// The first line of a file under /proc.
-    static func procLine(_ path: String) -> String? {
-        guard let file = fopen(path, "re") else { return nil }
-        defer { fclose(file) }
-        var line = [CChar](repeating: 0, count: 1024)
-        guard fgets(&line, Int32(line.count), file) != nil else { return nil }
-        return String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
     /// The calling thread's kernel id (the first field of its /proc stat).
     static func threadID() -> Int32 {
-        Int32(procLine("/proc/thread-self/stat")?.split(separator: " ").first ?? "") ?? 0
+        Int32(TemporaryDirectory.read("/proc/thread-self/stat").split(separator: " ").first ?? "") ?? 0
     }
 
     /// Whether thread `tid` sleeps in a system call (/proc: state S, after the command name).
     static func sleeps(_ tid: Int32) -> Bool {
-        guard let stat = procLine("/proc/self/task/\(tid)/stat"), let close = stat.lastIndex(of: ")") else {
-            return false
-        }
+        let stat = TemporaryDirectory.read("/proc/self/task/\(tid)/stat")
+        guard let close = stat.lastIndex(of: ")") else { return false }
         return stat[close...].dropFirst(2).first == "S"
     }
 
