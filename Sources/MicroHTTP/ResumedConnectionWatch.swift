@@ -12,10 +12,11 @@ import Synchronization
 /// MHD 0.9.75: its epoll loop is edge-triggered, and after a mass resume (a long-poll fan-out) it
 /// sometimes takes the readiness of the waiters' next requests without serving them: one pool
 /// thread's share of the connections then holds a request nobody reads until the idle timeout,
-/// although they are in that thread's epoll set and the thread keeps running (waking it does not
-/// help; the wait after a full batch, which it also ends, is `EpollContinuation`'s). (Its poll
-/// loop has no stall, but takes a client's half-close for a disconnect.) A fresh readiness event
-/// gets each one served at once, and setting
+/// although they are in that thread's epoll set and the thread keeps running. (Waking the thread
+/// seemed no help when this was found; three soaks since suggest it is the full batch's stall,
+/// which `EpollContinuation` ends, seen from another thread: bench/README.md. The watch stays
+/// until a longer soak without it agrees.) (Its poll loop has no stall, but takes a client's
+/// half-close for a disconnect.) A fresh readiness event gets each one served at once, and setting
 /// `SO_RCVLOWAT` (to its default, 1) makes the kernel raise one for a socket with data waiting.
 /// So, until its next request starts, such a connection's receive queue is looked at every
 /// 20 ms, and a non-empty one is woken that way (harmless when the loop was about to read it).
