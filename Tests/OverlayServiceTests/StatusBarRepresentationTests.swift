@@ -67,17 +67,32 @@ struct StatusBarRepresentationTests {
         #expect(atRest["alpha"]?.number == 0)
     }
 
-    /// With slots, alpha and offset are gaps tagged for the template, and nothing else is.
+    /// In an overlay, alpha and offset are gaps tagged for the template, and nothing else is.
     @Test func templateSlots() {
         var writer = JSONWriter()
         let snapshot = Self.bar().snapshot(at: .zero, orientation: .portrait, device: .ipad)
-        writer.statusBar(snapshot, slots: (alpha: 7, offset: 8))
-        #expect(writer.slots.map(\.tag) == [7, 8])
+        writer.statusBar(snapshot, inOverlay: true)
+        let tags = [OverlayTemplate.Slot.statusBarAlpha, .statusBarOffset].map(\.rawValue)
+        #expect(writer.slots.map(\.tag) == tags)
         let text = String(decoding: writer.bytes, as: UTF8.self)
         let alphaGap = text.utf8.index(text.utf8.startIndex, offsetBy: writer.slots[0].offset)
         let offsetGap = text.utf8.index(text.utf8.startIndex, offsetBy: writer.slots[1].offset)
         #expect(text[..<alphaGap].hasSuffix(#""alpha":"#))
         #expect(text[..<offsetGap].hasSuffix(#""offset":"#))
+    }
+
+    /// In an overlay written in place, alpha and offset are the moving values given, not the bar's:
+    /// what its template filled in with them would read.
+    @Test func movingValuesWrittenInPlace() throws {
+        var values = MovingValues(OverlayEngine(configuration: EngineConfiguration()).overlay(at: .zero))
+        values.statusBarAlpha = 0.25
+        values.statusBarOffset = -7.5
+        let snapshot = Self.bar().snapshot(at: .zero, orientation: .portrait, device: .ipad)
+        #expect(snapshot.alpha == 1 && snapshot.offset == 0)
+        let written = try JSONParser.parse(Array(Self.written { $0.statusBar(snapshot, inOverlay: true, values) }.utf8))
+        #expect(written["alpha"]?.number == 0.25)
+        #expect(written["offset"]?.number == -7.5)
+        #expect(written["frame"]?["width"]?.number == 768)
     }
 
     /// `GET /statusbar` in application mode without a hierarchy: the mode, the bar, the animation

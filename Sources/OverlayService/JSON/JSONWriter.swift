@@ -169,6 +169,15 @@ public struct JSONWriter: ~Copyable {
         append(piece)
     }
 
+    /// Text appended as it is, with no separator: for what frames the JSON (an SSE event's fields).
+    public mutating func raw(_ literal: StaticString) {
+        append(literal)
+    }
+
+    public mutating func rawInteger(_ value: UInt64) {
+        appendDigits(value)
+    }
+
     /// A number appended with no separator: for filling a template.
     public mutating func rawNumber(_ value: Double) {
         appendNumber(value)

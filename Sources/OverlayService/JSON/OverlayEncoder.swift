@@ -3,9 +3,9 @@ import OverlayEngine
 
 /// The overlay as readers receive it: a JSON response with its ETag, a 304, or an SSE event.
 ///
-/// One way to the bytes: every answer is the version's `OverlayTemplate` filled in with the
-/// moving values of its instant, so a fill of a kept template, a fresh encoding and a fan-out
-/// give the same bytes for the same version and instant.
+/// One way to the bytes: a read fills the version's `OverlayTemplate` in with the moving values of
+/// its instant, and an answer made once (a fan-out's event or response) writes those values in
+/// place through the same mapping, so every path gives the same bytes for a version and instant.
 struct OverlayEncoder: Sendable {
     /// How much an event stream may hold for a slow client before it keeps only the latest event.
     var streamBufferBytes: Int
@@ -18,8 +18,12 @@ struct OverlayEncoder: Sendable {
         OverlayTemplate(overlay, capacity: OverlayEncoder.overlayCapacity)
     }
 
+    /// Written straight, not through a template: the template's pieces would be cut and copied
+    /// for one use.
     func body(_ overlay: OverlaySnapshot) -> [UInt8] {
-        template(overlay).render(MovingValues(overlay))
+        var writer = JSONWriter(capacity: OverlayEncoder.overlayCapacity)
+        writer.overlay(overlay, filledWith: MovingValues(overlay))
+        return writer.bytes
     }
 
     static func etag(_ version: UInt64) -> String { "W/\"\(version)\"" }
@@ -41,10 +45,16 @@ struct OverlayEncoder: Sendable {
     }
 
     /// `event: overlay`, `id: <version>`, `data: <overlay JSON>` (the JSON holds no line breaks).
+    /// Written in one buffer: cut into a template, filled, then copied behind its prefix, the JSON
+    /// cost about 15,000 more instructions a version (bench/instructions --only sse, 100 streams:
+    /// 3,139 a stream event before, 2,987 after; medians of six).
     func event(_ overlay: OverlaySnapshot) -> [UInt8] {
-        var event = Array("event: overlay\nid: \(overlay.version)\ndata: ".utf8)
-        event.append(contentsOf: body(overlay))
-        event.append(contentsOf: "\n\n".utf8)
-        return event
+        var writer = JSONWriter(capacity: OverlayEncoder.overlayCapacity + 64)
+        writer.raw("event: overlay\nid: ")
+        writer.rawInteger(overlay.version)
+        writer.raw("\ndata: ")
+        writer.overlay(overlay, filledWith: MovingValues(overlay))
+        writer.raw("\n\n")
+        return writer.bytes
     }
 }

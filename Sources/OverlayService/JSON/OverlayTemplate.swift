@@ -17,6 +17,19 @@ final class OverlayTemplate: Sendable {
         case contentY
         /// A label's y: its resting y plus contentOffset plus the rise's labelOffset.
         case labelY
+
+        /// The slot's number at the instant of `values` (`now` is written as seconds, not a number).
+        func number(_ values: MovingValues, base: Double) -> Double {
+            switch self {
+            case .now: values.now.seconds
+            case .contentOffset: values.contentOffset
+            case .alpha: values.alpha
+            case .contentY: base + values.contentOffset
+            case .labelY: base + values.contentOffset + values.labelOffset
+            case .statusBarAlpha: values.statusBarAlpha
+            case .statusBarOffset: values.statusBarOffset
+            }
+        }
     }
 
     let version: UInt64
@@ -48,15 +61,7 @@ final class OverlayTemplate: Sendable {
         var writer = JSONWriter(capacity: size + 24 * slots.count)
         for (index, (slot, base)) in slots.enumerated() {
             writer.raw(pieces[index])
-            switch slot {
-            case .now: writer.rawSeconds(values.now)
-            case .contentOffset: writer.rawNumber(values.contentOffset)
-            case .alpha: writer.rawNumber(values.alpha)
-            case .contentY: writer.rawNumber(base + values.contentOffset)
-            case .labelY: writer.rawNumber(base + values.contentOffset + values.labelOffset)
-            case .statusBarAlpha: writer.rawNumber(values.statusBarAlpha)
-            case .statusBarOffset: writer.rawNumber(values.statusBarOffset)
-            }
+            if slot == .now { writer.rawSeconds(values.now) } else { writer.rawNumber(slot.number(values, base: base)) }
         }
         writer.raw(pieces[slots.count])
         return writer.bytes

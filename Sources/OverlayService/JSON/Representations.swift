@@ -4,15 +4,16 @@ import OverlayEngine
 /// The JSON shapes of MODEL §5, written in the order MODEL §5 shows them; the overlay ends with the
 /// status bar under it and whether that holds it (docs/STATUSBAR.md).
 extension JSONWriter {
-    /// The overlay, with the values that move within a version left as slots (`OverlayTemplate`):
-    /// every overlay answer is this template filled in, so every path gives the same bytes.
-    mutating func overlay(_ overlay: OverlaySnapshot) {
-        func moving(_ slot: OverlayTemplate.Slot) { self.slot(slot.rawValue) }
+    /// The overlay. The values that move within a version are left as slots for a template
+    /// (`OverlayTemplate`); with `filledWith`, they are written as they are at its instant, as the
+    /// template would be filled in with them: one mapping (`Slot.number`), so every path gives
+    /// the same bytes.
+    mutating func overlay(_ overlay: OverlaySnapshot, filledWith values: MovingValues? = nil) {
         beginObject()
         key("version")
         integer(overlay.version)
         key("now")
-        moving(.now)
+        moving(.now, base: 0, values)
         key("phase")
         string(overlay.phase.rawValue)
         key("orientation")
@@ -26,9 +27,9 @@ extension JSONWriter {
         key("frame")
         rect(overlay.frame)
         key("contentOffset")
-        moving(.contentOffset)
+        moving(.contentOffset, base: 0, values)
         key("alpha")
-        moving(.alpha)
+        moving(.alpha, base: 0, values)
         key("message")
         if let message = overlay.message {
             beginObject()
@@ -39,16 +40,16 @@ extension JSONWriter {
         }
         announcement(of: overlay)
         key("label")
-        line(overlay.label, restingY: overlay.restingLayout?.label.y, slot: .labelY)
+        line(overlay.label, restingY: overlay.restingLayout?.label.y, slot: .labelY, values)
         key("subtitle")
-        line(overlay.subtitle, restingY: overlay.restingLayout?.subtitle?.y)
+        line(overlay.subtitle, restingY: overlay.restingLayout?.subtitle?.y, values)
         key("outgoing")
         if let outgoing = overlay.outgoing {
             beginObject()
             key("text")
             string(outgoing.text)
             key("frame")
-            rect(outgoing.frame, restingY: overlay.outgoingBaseY, slot: .labelY)
+            rect(outgoing.frame, restingY: overlay.outgoingBaseY, slot: .labelY, values)
             endObject()
         } else {
             null()
@@ -61,7 +62,7 @@ extension JSONWriter {
             key("icon")
             if let icon = accessory.icon { string(icon) } else { null() }
             key("frame")
-            rect(accessory.frame, restingY: overlay.restingLayout?.accessory?.y)
+            rect(accessory.frame, restingY: overlay.restingLayout?.accessory?.y, values)
             endObject()
         } else {
             null()
@@ -70,7 +71,7 @@ extension JSONWriter {
         if let pill = overlay.pill {
             beginObject()
             key("frame")
-            rect(pill.frame, restingY: overlay.restingLayout?.pill?.y)
+            rect(pill.frame, restingY: overlay.restingLayout?.pill?.y, values)
             key("cornerRadius")
             number(pill.cornerRadius)
             endObject()
@@ -98,7 +99,7 @@ extension JSONWriter {
             key("position")
             string(bar.position.rawValue)
             key("frame")
-            rect(bar.frame, restingY: overlay.restingLayout?.progressBar?.y)
+            rect(bar.frame, restingY: overlay.restingLayout?.progressBar?.y, values)
             endObject()
         } else {
             null()
@@ -136,9 +137,7 @@ extension JSONWriter {
             null()
         }
         key("statusBar")
-        statusBar(
-            overlay.statusBar,
-            slots: (OverlayTemplate.Slot.statusBarAlpha.rawValue, OverlayTemplate.Slot.statusBarOffset.rawValue))
+        statusBar(overlay.statusBar, inOverlay: true, values)
         key("held")
         bool(overlay.held)
         key("touch")
@@ -155,13 +154,15 @@ extension JSONWriter {
 
     /// The label or the subtitle: its text, frame (moving with the content), measured width and
     /// whether that is wider than the frame.
-    private mutating func line(_ line: Label?, restingY: Double?, slot: OverlayTemplate.Slot = .contentY) {
+    private mutating func line(
+        _ line: Label?, restingY: Double?, slot: OverlayTemplate.Slot = .contentY, _ values: MovingValues?
+    ) {
         guard let line else { return null() }
         beginObject()
         key("text")
         string(line.text)
         key("frame")
-        rect(line.frame, restingY: restingY, slot: slot)
+        rect(line.frame, restingY: restingY, slot: slot, values)
         key("textWidth")
         number(line.textWidth)
         key("truncated")
@@ -229,19 +230,27 @@ extension JSONWriter {
         readerFields(of: message)
     }
 
-    /// With `restingY`, the y is a template's slot: the resting y plus contentOffset (and for a
-    /// label, its offset during a rise).
-    mutating func rect(_ rect: Rect, restingY: Double? = nil, slot: OverlayTemplate.Slot = .contentY) {
+    /// With `restingY`, the y moves: the resting y plus contentOffset (and for a label, its offset
+    /// during a rise), a template's slot or, with `values`, that sum at their instant.
+    mutating func rect(
+        _ rect: Rect, restingY: Double? = nil, slot: OverlayTemplate.Slot = .contentY, _ values: MovingValues? = nil
+    ) {
         beginObject()
         key("x")
         number(rect.x)
         key("y")
-        if let restingY { self.slot(slot.rawValue, base: restingY) } else { number(rect.y) }
+        if let restingY { moving(slot, base: restingY, values) } else { number(rect.y) }
         key("width")
         number(rect.width)
         key("height")
         number(rect.height)
         endObject()
+    }
+
+    /// A value that moves within a version: a slot, or with `values` its value at their instant.
+    mutating func moving(_ slot: OverlayTemplate.Slot, base: Double, _ values: MovingValues?) {
+        guard let values else { return self.slot(slot.rawValue, base: base) }
+        if slot == .now { seconds(values.now) } else { number(slot.number(values, base: base)) }
     }
 
     mutating func optionalNumber(_ value: Double?) {

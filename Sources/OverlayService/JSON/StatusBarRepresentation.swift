@@ -4,18 +4,18 @@ import OverlayEngine
 /// `GET /statusbar` (that member plus what decides it).
 extension JSONWriter {
     /// `{"style", "hidden", "alpha", "offset", "frame", "animation", "styleFrom", "hiddenFrom"}`.
-    /// alpha and offset move within a version: with `slots`, they are left as gaps with those tags
-    /// for an overlay template to fill per read.
-    mutating func statusBar(_ bar: StatusBarSnapshot, slots: (alpha: Int, offset: Int)? = nil) {
+    /// alpha and offset move within a version: in an overlay, they are moving values like its own
+    /// (`moving(_:base:_:)`), slots for its template or written from `values`.
+    mutating func statusBar(_ bar: StatusBarSnapshot, inOverlay: Bool = false, _ values: MovingValues? = nil) {
         beginObject()
         key("style")
         string(bar.style.rawValue)
         key("hidden")
         bool(bar.hidden)
         key("alpha")
-        if let slots { slot(slots.alpha) } else { number(bar.alpha) }
+        if inOverlay { moving(.statusBarAlpha, base: 0, values) } else { number(bar.alpha) }
         key("offset")
-        if let slots { slot(slots.offset) } else { number(bar.offset) }
+        if inOverlay { moving(.statusBarOffset, base: 0, values) } else { number(bar.offset) }
         key("frame")
         rect(bar.frame)
         key("animation")
