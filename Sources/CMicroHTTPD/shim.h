@@ -4,7 +4,6 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <sys/socket.h>
-#include <sys/ioctl.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <string.h>
@@ -145,12 +144,5 @@ static inline int overlayd_mhd_connection_fd(struct MHD_Connection *connection) 
 
 /* poll's "the peer closed its side" (Linux), which <poll.h> only names under _GNU_SOURCE. */
 #define OVERLAYD_POLLRDHUP 0x2000
-
-/* Bytes waiting unread in a socket's receive queue, or -1 when it is no open socket (closed).
-   ioctl is variadic. */
-static inline int overlayd_unread_bytes(int socket) {
-    int count = 0;
-    return ioctl(socket, FIONREAD, &count) == 0 ? count : -1;
-}
 
 #endif

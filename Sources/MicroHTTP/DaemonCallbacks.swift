@@ -70,7 +70,6 @@ extension HTTPServer {
         let request = Unmanaged<RequestContext>.fromOpaque(kept).takeUnretainedValue()
         request.begin()
         inFlight.add(1, shard: request.shard)
-        resumeWatch.unwatch(socketOf: connection, shard: request.shard)
         if let uri, let mark = strchr(uri, Int32(UInt8(ascii: "?"))) {
             let query = UnsafeRawBufferPointer(start: mark + 1, count: strlen(mark + 1))
             request.rawQuery = Array(query)

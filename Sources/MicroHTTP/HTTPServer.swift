@@ -42,8 +42,6 @@ public final class HTTPServer: Sendable {
     private let daemon = Atomic<Int>(0)
     /// The listening socket and the thread that hands its connections to the daemon.
     let acceptor: ConnectionAcceptor
-    /// Connections answered after a suspension, until their next request starts.
-    let resumeWatch = ResumedConnectionWatch()
     /// Requests between their first byte and their completion (counted per thread: every
     /// request counts twice, from every pool thread).
     let inFlight = ShardedCounters(count: 1)
@@ -133,7 +131,6 @@ public final class HTTPServer: Sendable {
             throw HTTPServerError.cannotStart(host: options.host, port: options.port)
         }
         daemon.store(Int(bitPattern: started), ordering: .releasing)
-        if options.watchesResumedConnections { resumeWatch.start() }
     }
 
     /// Closes the listening socket: no new connection is accepted; open ones go on. Idempotent.
@@ -176,7 +173,6 @@ public final class HTTPServer: Sendable {
             responder.respond(refusals(.stopping))
         }
         waitUntilIdle(grace: grace)
-        resumeWatch.stop()
         MHD_stop_daemon(running)
     }
 

@@ -25,9 +25,6 @@ public struct HTTPServerOptions: Sendable {
     /// About the most any connection holds in the kernel's send queue (set on the listening
     /// socket, which every accepted one inherits); 0 leaves the kernel's own sizing.
     public var sendBufferBytes: Int = 0
-    /// Whether connections answered after a suspension are watched for a next request that
-    /// libmicrohttpd's epoll loop leaves unread (see `ResumedConnectionWatch`); off only in tests.
-    var watchesResumedConnections = true
     /// The answers the server gives by itself (a body too large, a stop, …), in the
     /// application's own format.
     public var refusals: @Sendable (HTTPRefusal) -> HTTPResponse = HTTPRefusal.plainText

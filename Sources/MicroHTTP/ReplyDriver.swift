@@ -12,10 +12,6 @@ internal import CMicroHTTPD
 struct ReplyDriver {
     /// Where the responder is listed in `HTTPServer.parked`, from its suspension to its answer.
     private var listing: ParkedRequests.Ticket?
-    /// Whether the connection was ever suspended.
-    private var wasSuspended = false
-    /// The connection's socket, looked up when it was suspended.
-    private var suspendedSocket: Int32 = -1
     /// The stream being sent (it leaves the server's `streams` itself, when libmicrohttpd
     /// releases it).
     private var streamed: HTTPStream?
@@ -37,9 +33,7 @@ struct ReplyDriver {
             let connection = context.connection
             let listing = context.withServer { $0.parked.list(context.responder, shard: context.shard) }
             let socket = ClientSocket.descriptor(of: connection)
-            context.reply.wasSuspended = true
             context.reply.listing = listing
-            context.reply.suspendedSocket = socket
             MHD_suspend_connection(connection)
             if case .resume = context.responder.machine.withLock({ $0.suspendCompleted(socket: socket) }) {
                 MHD_resume_connection(connection)
@@ -56,16 +50,7 @@ struct ReplyDriver {
     static func finish(for context: RequestContext) -> (status: Int, bytes: Int) {
         unlist(context)
         let sent = (context.tally.sentStatus, context.tally.sentBytes)
-        guard let stream = context.reply.streamed else {
-            // MHD 0.9.75: its next request may be one the epoll loop leaves unread.
-            if context.reply.wasSuspended {
-                context.reply.wasSuspended = false
-                let socket = context.reply.suspendedSocket
-                context.withServer { $0.resumeWatch.watch(socket, shard: context.shard) }
-            }
-            return sent
-        }
-        context.reply.wasSuspended = false
+        guard let stream = context.reply.streamed else { return sent }
         context.reply.streamed = nil
         return (sent.0, stream.bytesSent)
     }

@@ -34,8 +34,6 @@ struct EventLoopStallTests {
             options.port = 0
             options.threads = 1
             options.connectionTimeout = 60
-            // The guard alone, without the watch that would also wake the answered waiters.
-            options.watchesResumedConnections = false
             let held = self.held
             http = try HTTPServer.serving(options) { [held] request, responder in
                 switch request.path {
