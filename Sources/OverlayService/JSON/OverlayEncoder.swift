@@ -3,9 +3,10 @@ import OverlayEngine
 
 /// The overlay as readers receive it: a JSON response with its ETag, a 304, or an SSE event.
 ///
-/// One way to the bytes: a read fills the version's `OverlayTemplate` in with the moving values of
-/// its instant, and an answer made once (a fan-out's event or response) writes those values in
-/// place through the same mapping, so every path gives the same bytes for a version and instant.
+/// One way to the bytes: a read between deadlines fills the version's `OverlayTemplate` in with the
+/// moving values of its instant, and every other answer (a fan-out's, a write's, a read the kept
+/// template does not serve) writes those values in place through the same mapping, so every path
+/// gives the same bytes for a version and instant.
 struct OverlayEncoder: Sendable {
     /// How much an event stream may hold for a slow client before it keeps only the latest event.
     var streamBufferBytes: Int
